@@ -1,0 +1,7 @@
+"""`python -m byok_tui` is the same as the `byok-tui` command."""
+
+import sys
+
+from byok_tui.cli import main
+
+sys.exit(main())

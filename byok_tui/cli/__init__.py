@@ -1,0 +1,107 @@
+"""The `byok-tui` command: starts the app, or runs a subcommand.
+
+Heavy modules (Textual, httpx, keyring) are imported only by the path that needs them. Every
+error is printed as one redacted line with its remedy; an unexpected one as a redacted crash
+report without local variables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from byok_tui import __version__
+from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.logs import LOG_ENV, configure_logging
+from byok_tui.paths import HOME_ENV, app_paths
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+DESCRIPTION = """\
+A terminal chat client for LLM providers. Bring your own API keys: they stay on this machine
+and are sent only to each provider's own endpoint.
+
+Run without a subcommand to start the app (quit with ctrl+q)."""
+
+EPILOG = f"""\
+where state lives:
+  Config, data, the key file and logs live in your per-user folders for byok-tui.
+  Set {HOME_ENV}=DIR to keep everything under DIR instead. `byok-tui keys path` shows
+  where keys are kept.
+
+environment:
+  {HOME_ENV}          one folder for all state (portable installs, tests)
+  BYOK_TUI_KEYSTORE      keyring | file (default: a native OS keyring if there is one,
+                         else the key file)
+  {LOG_ENV}           write a debug log to this file (keys are redacted), like --log
+  OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, …
+                         used when no key is stored for that provider
+
+exit status:
+  0 success, 1 error, 2 bad usage (unknown provider, missing key input), 130 interrupted
+
+examples:
+  byok-tui keys set openai          asks for the key (hidden input)
+  pbpaste | byok-tui keys set groq  reads the key from standard input
+  byok-tui keys list                every provider, its key state and source"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from byok_tui.cli import keys
+
+    parser = argparse.ArgumentParser(
+        prog="byok-tui",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"byok-tui {__version__}")
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help=f"write a debug log to FILE, keys redacted (also: {LOG_ENV})",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    keys.add_parser(commands)
+    return parser
+
+
+def _run_app() -> int:
+    from byok_tui.app import run_app
+
+    return run_app(app_paths())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    log_file = args.log or (Path(os.environ[LOG_ENV]) if os.environ.get(LOG_ENV) else None)
+    configure_logging(log_file, stderr_warnings=args.command is not None)
+    try:
+        if args.command is None:
+            return _run_app()
+        code: int = args.run(args)
+        return code
+    except ByokError as error:
+        print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+        return EXIT_USAGE if error.kind is ErrorKind.USAGE else EXIT_ERROR
+    except KeyboardInterrupt:
+        print("byok-tui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`byok-tui keys list | head -1`): not an error of ours.
+        sys.stderr.close()
+        return EXIT_OK
+    except Exception as error:
+        from byok_tui.crash import report_crash
+
+        print(report_crash(error, app_paths().crash_dir), file=sys.stderr)
+        return EXIT_ERROR

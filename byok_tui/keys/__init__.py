@@ -1,0 +1,32 @@
+"""The key store: the terminal's localStorage, with the seed's entry names.
+
+Knows nothing of providers: it stores strings under entry names (`app-apikey-<id>`); which
+ids exist is the registry's business. Never logs a key, and never puts one in an error.
+"""
+
+from byok_tui.keys.base import (
+    KeyFileCorruptError,
+    KeyStore,
+    KeyStoreError,
+    entry_name,
+    mask_key,
+    normalize_key,
+)
+from byok_tui.keys.resolve import KeySource, KeySpec, NoApiKeyError, ResolvedKey, resolve_key
+from byok_tui.keys.select import KEYSTORE_ENV, open_key_store
+
+__all__ = [
+    "KEYSTORE_ENV",
+    "KeyFileCorruptError",
+    "KeySource",
+    "KeySpec",
+    "KeyStore",
+    "KeyStoreError",
+    "NoApiKeyError",
+    "ResolvedKey",
+    "entry_name",
+    "mask_key",
+    "normalize_key",
+    "open_key_store",
+    "resolve_key",
+]

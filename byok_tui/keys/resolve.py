@@ -1,0 +1,106 @@
+"""Key resolution for a call (seed 2.4), the one function every caller uses.
+
+Order: the bot's per-bot key, else the global entry of the bot's provider, else the
+provider's conventional environment variable, else "No API key". The store is read again on
+every call, so a key rotated anywhere (the app, the CLI, an edit of the file) is used at once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from byok_tui.errors import REMEDIES, ByokError, ErrorKind
+from byok_tui.keys.base import KeyStore, entry_name, mask_key, normalize_key
+from byok_tui.redaction import remember_secret
+
+
+class KeySpec(Protocol):
+    """What resolution needs to know of a provider (the registry's Provider has it)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def display_name(self) -> str: ...
+    @property
+    def env_vars(self) -> tuple[str, ...]: ...
+    @property
+    def needs_key(self) -> bool: ...
+
+
+class KeySource(StrEnum):
+    PER_BOT = "per-bot"
+    GLOBAL = "global"
+    ENVIRONMENT = "environment"
+    LOCAL_RUNTIME = "local runtime"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedKey:
+    # repr=False: a key must not show up in a repr, a debugger or an assertion message.
+    value: str = field(repr=False)
+    source: KeySource
+    origin: str  # the entry name, the environment variable, or "" for per-bot / local
+
+    def describe(self) -> str:
+        """Which key the next message uses, with no more of it than `mask_key` shows."""
+        if self.source is KeySource.LOCAL_RUNTIME:
+            return "local runtime, no key"
+        if self.source is KeySource.ENVIRONMENT:
+            return f"from {self.origin}"
+        return f"{self.source.value} key {mask_key(self.value)}"
+
+
+class NoApiKeyError(ByokError):
+    kind = ErrorKind.NO_KEY
+
+    def __init__(self, spec: KeySpec) -> None:
+        self.provider_id = spec.id
+        env_hint = " or ".join(spec.env_vars)
+        where = f"`byok-tui keys set {spec.id}`, Settings > API Keys, or {env_hint}"
+        super().__init__(
+            f"No API key for {spec.display_name}",
+            remedy=f"{REMEDIES[ErrorKind.NO_KEY]} Set one with {where}.",
+        )
+
+
+def resolve_key(
+    spec: KeySpec,
+    store: KeyStore,
+    *,
+    bot_key: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ResolvedKey:
+    """The key for one call to `spec`'s provider and where it came from.
+
+    Raises NoApiKeyError before anything touches the network; KeyStoreError when the store
+    cannot be read and no per-bot key makes reading it unnecessary.
+    """
+    if not spec.needs_key:
+        # The seed's placeholder for the local runtime: its lowercase name, never stored.
+        return ResolvedKey(spec.id, KeySource.LOCAL_RUNTIME, "")
+    per_bot = normalize_key(bot_key or "")
+    if per_bot:
+        remember_secret(per_bot)
+        return ResolvedKey(per_bot, KeySource.PER_BOT, "")
+    entry = entry_name(spec.id)
+    stored = store.get(entry)
+    if stored:
+        return ResolvedKey(stored, KeySource.GLOBAL, entry)
+    env = os.environ if environ is None else environ
+    for variable in spec.env_vars:
+        value = normalize_key(env.get(variable, ""))
+        if value:
+            remember_secret(value)
+            return ResolvedKey(value, KeySource.ENVIRONMENT, variable)
+    raise NoApiKeyError(spec)
+
+
+def remember_environment_keys(specs: tuple[KeySpec, ...], environ: Mapping[str, str]) -> None:
+    """Register every provider key in the environment with the redaction layer."""
+    for spec in specs:
+        for variable in spec.env_vars:
+            remember_secret(normalize_key(environ.get(variable, "")))

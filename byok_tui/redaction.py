@@ -1,0 +1,117 @@
+"""Redaction: the layer every log record and every shown error message passes through.
+
+It removes any key the process has seen (stored, per-bot or environment keys register
+themselves with `remember_secret`), anything shaped like a known provider key, `key=` query
+parameters, and the values of key-bearing headers, replacing each with `[REDACTED]`.
+
+Never logs, and never keeps a key anywhere but in the in-memory set of secrets to remove.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import cache
+from urllib.parse import quote, quote_plus
+
+REDACTED = "[REDACTED]"
+
+# Shorter remembered values are not redacted as literals: removing every "abc" from all text
+# would destroy messages. Real keys are far longer; short ones are still caught by shape.
+MIN_SECRET_LENGTH = 6
+
+# Bounded re-scans: a replacement can, in theory, combine with its neighbours into a new match.
+_MAX_PASSES = 8
+
+_CONTEXT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # ?key=… / &key=… (the Gemini request URL), also percent- or JSON-escaped neighbours.
+    (re.compile(r"([?&](?:api_?)?key=)[^&#\s\"'<>]+", re.IGNORECASE), r"\1" + REDACTED),
+    (re.compile(r"(\bBearer\s+)[^\s\"',;]+", re.IGNORECASE), r"\1" + REDACTED),
+    (
+        re.compile(
+            r"((?:x-api-key|x-goog-api-key|api[-_]?key|authorization)[\"']?\s*[:=]\s*[\"']?)"
+            r"(?!Bearer\b)(?!\[REDACTED\])[^\s\"',;}]+",
+            re.IGNORECASE,
+        ),
+        r"\1" + REDACTED,
+    ),
+)
+
+
+@cache
+def _shape_pattern() -> re.Pattern[str] | None:
+    from byok_tui.providers.registry import providers
+
+    shapes = [p.key_pattern for p in providers() if p.key_pattern]
+    if not shapes:
+        return None
+    return re.compile("|".join(f"(?:{shape})" for shape in shapes))
+
+
+class Redactor:
+    """Holds the secrets to remove; thread-safe because workers log from threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._secrets: set[str] = set()
+        self._literal: re.Pattern[str] | None = None
+
+    def remember(self, secret: str | None) -> None:
+        if not secret or len(secret) < MIN_SECRET_LENGTH:
+            return
+        variants = {secret, quote(secret, safe=""), quote_plus(secret)}
+        with self._lock:
+            if variants <= self._secrets:
+                return
+            self._secrets |= variants
+            ordered = sorted(self._secrets, key=len, reverse=True)
+            self._literal = re.compile("|".join(re.escape(s) for s in ordered))
+
+    def forget_all(self) -> None:
+        with self._lock:
+            self._secrets.clear()
+            self._literal = None
+
+    def _one_pass(self, text: str) -> str:
+        literal = self._literal
+        if literal is not None:
+            text = literal.sub(REDACTED, text)
+        shape = _shape_pattern()
+        if shape is not None:
+            text = shape.sub(REDACTED, text)
+        for pattern, replacement in _CONTEXT_PATTERNS:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def _still_secret(self, text: str) -> bool:
+        literal = self._literal
+        if literal is not None and literal.search(text):
+            return True
+        shape = _shape_pattern()
+        return shape is not None and shape.search(text) is not None
+
+    def redact(self, text: str) -> str:
+        for _ in range(_MAX_PASSES):
+            text = self._one_pass(text)
+            if not self._still_secret(text):
+                return text
+        # Pathological input that keeps re-forming a secret: show nothing rather than leak.
+        return REDACTED
+
+
+_REDACTOR = Redactor()
+
+
+def remember_secret(secret: str | None) -> None:
+    """Register a key so that it is removed from every log line and shown message."""
+    _REDACTOR.remember(secret)
+
+
+def redact(text: str) -> str:
+    """`text` with every known key, key-shaped string and key parameter replaced."""
+    return _REDACTOR.redact(text)
+
+
+def forget_secrets() -> None:
+    """Drop all remembered secrets (tests use this to start from a clean state)."""
+    _REDACTOR.forget_all()

@@ -1,0 +1,1 @@
+"""Screens. They never do I/O themselves: workers call services and post messages."""

@@ -1,0 +1,61 @@
+"""Every test runs isolated: its own BYOK_TUI_HOME, HOME and XDG folders, a test keyring, and
+no provider keys from the developer's environment. Nothing touches the real user's files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+import pytest_textual_snapshot
+
+from byok_tui.providers.registry import providers
+from byok_tui.redaction import forget_secrets
+from tests.support.isolated_keyring import IsolatedKeyring
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOT_DIR = REPO_ROOT / "snapshots"
+
+
+class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):
+    """Keep SVG snapshots in the top-level snapshots/ folder (syrupy has no option for it)."""
+
+    @classmethod
+    def dirname(cls, *, test_location):  # type: ignore[no-untyped-def, override]
+        return str(SNAPSHOT_DIR / test_location.basename)
+
+
+# snap_compare looks the extension up by this module-level name each time it runs.
+pytest_textual_snapshot.SVGImageExtension = TopLevelSVGExtension  # type: ignore[misc]
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "byok-home"
+    user_home = tmp_path / "user-home"
+    user_home.mkdir()
+    monkeypatch.setenv("BYOK_TUI_HOME", str(home))
+    monkeypatch.setenv("HOME", str(user_home))
+    for variable, folder in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_CACHE_HOME", ".cache"),
+    ):
+        monkeypatch.setenv(variable, str(user_home / folder))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.support.isolated_keyring.IsolatedKeyring")
+    monkeypatch.setenv("BYOK_TEST_KEYRING_FILE", str(tmp_path / "test-keyring.json"))
+    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
+    for variable in ("BYOK_TUI_KEYSTORE", "BYOK_TUI_LOG", "BYOK_TEST_KEYRING_FAIL", "OLLAMA_HOST"):
+        monkeypatch.delenv(variable, raising=False)
+    for provider in providers():
+        for variable in provider.env_vars:
+            monkeypatch.delenv(variable, raising=False)
+    previous_keyring = keyring.get_keyring()
+    keyring.set_keyring(IsolatedKeyring())
+    forget_secrets()
+    yield home
+    keyring.set_keyring(previous_keyring)
+    forget_secrets()
