@@ -2,16 +2,17 @@
 
 Textual's own crash report prints local variables (a key in a local, a headers dict or a URL
 would be shown) and the process would exit 0. `ByokApp` replaces it with a redacted report
-without locals, saved to the crash folder, and `run_app` returns the non-zero return code.
+without locals, saved to the crash folder, and `run_until_exit` prints it and returns the
+non-zero return code.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 
@@ -41,6 +42,7 @@ class ByokApp(App[None]):
         self._first_overview = overview
         self._load_overview = load_overview
         self._crash_dir = crash_dir
+        self.crash_report: str | None = None
 
     def on_mount(self) -> None:
         self.push_screen(ProvidersScreen(self._first_overview, self._load_overview))
@@ -52,7 +54,9 @@ class ByokApp(App[None]):
         if self._exception is None:
             self._exception = error
             self._exception_event.set()
-        self._exit_renderables.append(Text(report_crash(error, self._crash_dir)))
+        # Printed by run_until_exit once the terminal is restored, as plain text: Rich would
+        # wrap and crop it (breaking the saved report's path) and interpret markup in it.
+        self.crash_report = report_crash(error, self._crash_dir)
         self._close_messages_no_wait()
 
 
@@ -67,7 +71,13 @@ def build_app(paths: AppPaths, environ: dict[str, str] | None = None) -> ByokApp
     return ByokApp(overview=load(), load_overview=load, crash_dir=paths.crash_dir)
 
 
-def run_app(paths: AppPaths) -> int:
-    app = build_app(paths)
-    app.run()
+def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
+    """Run `app`; print its crash report, if any; return the process exit status."""
+    app.run(headless=headless)
+    if app.crash_report is not None:
+        sys.stderr.write(app.crash_report + "\n")
     return app.return_code or 0
+
+
+def run_app(paths: AppPaths) -> int:
+    return run_until_exit(build_app(paths))

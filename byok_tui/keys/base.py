@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from pathlib import Path
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.redaction import remember_secret
+
+log = logging.getLogger(__name__)
 
 ENTRY_PREFIX = "app-apikey-"
 
@@ -100,8 +103,11 @@ class KeyStore(ABC):
             return False
         remember_secret(value)
         self._write(entry, value)
+        log.debug("saved %s in %s", entry, self.location)
         return True
 
     def delete(self, entry: str) -> bool:
         """Remove an entry; True when there was one."""
-        return self._remove(entry)
+        removed = self._remove(entry)
+        log.debug("removed %s from %s: %s", entry, self.location, removed)
+        return removed

@@ -7,6 +7,7 @@ every call, so a key rotated anywhere (the app, the CLI, an edit of the file) is
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from typing import Protocol
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind
 from byok_tui.keys.base import KeyStore, entry_name, mask_key, normalize_key
 from byok_tui.redaction import remember_secret
+
+log = logging.getLogger(__name__)
 
 
 class KeySpec(Protocol):
@@ -79,6 +82,17 @@ def resolve_key(
     Raises NoApiKeyError before anything touches the network; KeyStoreError when the store
     cannot be read and no per-bot key makes reading it unnecessary.
     """
+    resolved = _resolve(spec, store, bot_key, os.environ if environ is None else environ)
+    if resolved is None:
+        log.debug("no key for %s", spec.id)
+        raise NoApiKeyError(spec)
+    log.debug("key for %s: %s %s", spec.id, resolved.source.value, resolved.origin)
+    return resolved
+
+
+def _resolve(
+    spec: KeySpec, store: KeyStore, bot_key: str | None, environ: Mapping[str, str]
+) -> ResolvedKey | None:
     if not spec.needs_key:
         # The seed's placeholder for the local runtime: its lowercase name, never stored.
         return ResolvedKey(spec.id, KeySource.LOCAL_RUNTIME, "")
@@ -90,13 +104,12 @@ def resolve_key(
     stored = store.get(entry)
     if stored:
         return ResolvedKey(stored, KeySource.GLOBAL, entry)
-    env = os.environ if environ is None else environ
     for variable in spec.env_vars:
-        value = normalize_key(env.get(variable, ""))
+        value = normalize_key(environ.get(variable, ""))
         if value:
             remember_secret(value)
             return ResolvedKey(value, KeySource.ENVIRONMENT, variable)
-    raise NoApiKeyError(spec)
+    return None
 
 
 def remember_environment_keys(specs: tuple[KeySpec, ...], environ: Mapping[str, str]) -> None:

@@ -1,0 +1,41 @@
+"""Runs byok-tui's app headless with a screen that crashes while a key sits in its locals.
+
+Used by the crash-report tests as a real process: `python -m tests.support.crashing_app`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from textual.screen import Screen
+
+from byok_tui.app import ByokApp, build_app, run_until_exit
+from byok_tui.keys import open_key_store, resolve_key
+from byok_tui.logs import configure_logging
+from byok_tui.paths import app_paths
+from byok_tui.providers.registry import get_provider
+
+
+class ExplodingScreen(Screen[None]):
+    def on_mount(self) -> None:
+        store = open_key_store(app_paths())
+        key = resolve_key(get_provider("google"), store)
+        headers = {"x-api-key": key.value, "authorization": f"Bearer {key.value}"}
+        url = f"https://generativelanguage.googleapis.com/v1beta/models/m?key={key.value}"
+        raise RuntimeError(f"provider call failed: {url} {headers}")
+
+
+class CrashingApp(ByokApp):
+    def on_mount(self) -> None:
+        self.push_screen(ExplodingScreen())
+
+
+def main() -> int:
+    configure_logging(None, stderr_warnings=False)
+    app = build_app(app_paths())
+    app.__class__ = CrashingApp
+    return run_until_exit(app, headless=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

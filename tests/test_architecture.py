@@ -1,0 +1,66 @@
+"""Structure promises: the core never imports Textual, and only the registry lists providers."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from byok_tui.providers.registry import provider_ids
+
+PACKAGE = Path(__file__).resolve().parent.parent / "byok_tui"
+
+CORE_MODULES = [
+    "byok_tui.keys",
+    "byok_tui.keys.overview",
+    "byok_tui.keys.file_store",
+    "byok_tui.keys.keyring_store",
+    "byok_tui.providers",
+    "byok_tui.providers.registry",
+    "byok_tui.redaction",
+    "byok_tui.logs",
+    "byok_tui.cli",
+]
+
+
+@pytest.mark.parametrize("module", CORE_MODULES)
+def test_core_modules_import_neither_textual_nor_httpx(module: str) -> None:
+    code = (
+        f"import json, sys; import {module}; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('textual', 'httpx', 'keyring'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == []
+
+
+def test_no_module_lists_provider_ids_outside_the_registry() -> None:
+    ids = "|".join(re.escape(i) for i in provider_ids())
+    literal = re.compile(rf"""["'](?:{ids})["']""")
+    offenders = [
+        f"{path.relative_to(PACKAGE)}:{number}"
+        for path in PACKAGE.rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert offenders == []
+
+
+def test_the_registry_has_the_eight_key_providers_and_the_local_runtime() -> None:
+    assert provider_ids() == (
+        "anthropic",
+        "openai",
+        "xai",
+        "google",
+        "openrouter",
+        "deepseek",
+        "groq",
+        "mistral",
+        "ollama",
+    )
