@@ -16,7 +16,16 @@ class ErrorKind(StrEnum):
     PERMISSION = "permission"
     RATE_LIMIT = "rate_limit"
     BILLING = "billing"
+    NOT_FOUND = "not_found"
+    BAD_REQUEST = "bad_request"
+    TOO_LARGE = "too_large"
+    OVERLOADED = "overloaded"
+    NETWORK = "network"
+    TIMEOUT = "timeout"
+    PROTOCOL = "protocol"
+    TRUNCATED = "truncated"
     KEY_STORE = "key_store"
+    CONFIG = "config"
     USAGE = "usage"
 
 
@@ -33,6 +42,20 @@ REMEDIES: dict[ErrorKind, str] = {
         "Wait about a minute and retry; raise your usage tier; free-tier limits are lower."
     ),
     ErrorKind.BILLING: "Add credits, or switch to a free-tier model.",
+    ErrorKind.NOT_FOUND: (
+        "Check the model id: `byok-tui models --refresh` lists the models your key can use."
+    ),
+    ErrorKind.BAD_REQUEST: "The provider refused the request; its own message says why.",
+    ErrorKind.TOO_LARGE: "Shorten the prompt or the conversation.",
+    ErrorKind.OVERLOADED: "The provider is overloaded or failing: retry in a little while.",
+    ErrorKind.NETWORK: "Check your network connection and the provider's address.",
+    ErrorKind.TIMEOUT: "The provider stopped answering: retry, or allow more time (--timeout).",
+    ErrorKind.PROTOCOL: (
+        "Something other than the provider's API answered (a proxy, a captive portal or a "
+        "wrong base URL): check the address and your network."
+    ),
+    ErrorKind.TRUNCATED: "The reply was cut off; what arrived is kept. Retry for the rest.",
+    ErrorKind.CONFIG: "Fix the setting named above.",
     ErrorKind.KEY_STORE: "Fix or move the file named above; byok-tui has not changed it.",
     ErrorKind.USAGE: "Run with --help to see the valid forms.",
 }

@@ -11,9 +11,10 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Literal, TypeVar
 
 ProviderKind = Literal["remote", "local"]
+T = TypeVar("T")
 
 
 class UnknownProviderError(ValueError):
@@ -23,6 +24,17 @@ class UnknownProviderError(ValueError):
         self.provider_id = provider_id
         valid = ", ".join(provider_ids())
         super().__init__(f"unknown provider {provider_id!r}; valid ids: {valid}")
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    id: str
+    display_name: str
+    family: str
+    free: bool = False
+    requests_per_minute: int | None = None  # the client paces itself to this when set
+    accepts_temperature: bool = True
+    discovered: bool = False  # found through the provider's model list, not in the registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,29 +51,66 @@ class Provider:
     console_url: str
     free_tier: str
     auth_remedy: str
+    default_model: str
+    token_param: str
+    accepts_temperature: bool
+    stream_usage_option: bool
+    public_model_list: bool
+    models: tuple[Model, ...]
 
     @property
     def needs_key(self) -> bool:
         return self.kind == "remote"
+
+    def model(self, model_id: str) -> Model:
+        """The registry's entry for `model_id`, or one with this provider's defaults."""
+        for model in self.models:
+            if model.id == model_id:
+                return model
+        return Model(
+            id=model_id,
+            display_name=model_id,
+            family="",
+            accepts_temperature=self.accepts_temperature,
+            discovered=True,
+        )
 
     def key_shape_matches(self, key: str) -> bool:
         """True when `key` has this provider's usual shape (a hint, never a check)."""
         return bool(self.key_pattern) and re.fullmatch(self.key_pattern, key) is not None
 
 
+def _field(entry: dict[str, object], name: str, kind: type[T], default: T | None = None) -> T:
+    value = entry.get(name, default)
+    if not isinstance(value, kind):
+        raise TypeError(f"registry field {name!r} must be a {kind.__name__}")
+    return value
+
+
+def _parse_model(entry: dict[str, object], provider_temperature: bool) -> Model:
+    rpm = entry.get("rpm")
+    if rpm is not None and not isinstance(rpm, int):
+        raise TypeError("registry field 'rpm' must be an integer")
+    return Model(
+        id=_field(entry, "id", str),
+        display_name=_field(entry, "name", str),
+        family=_field(entry, "family", str, ""),
+        free=_field(entry, "free", bool, False),
+        requests_per_minute=rpm,
+        accepts_temperature=_field(entry, "temperature", bool, provider_temperature),
+    )
+
+
 def _parse(entry: dict[str, object]) -> Provider:
-    def text(field: str) -> str:
-        value = entry[field]
-        if not isinstance(value, str):
-            raise TypeError(f"registry field {field!r} must be a string")
-        return value
+    def text(name: str) -> str:
+        return _field(entry, name, str)
 
     kind = text("kind")
     if kind not in ("remote", "local"):
         raise ValueError(f"registry kind must be remote or local, not {kind!r}")
-    env_vars = entry.get("env_vars", [])
-    if not isinstance(env_vars, list) or not all(isinstance(v, str) for v in env_vars):
-        raise TypeError("registry field 'env_vars' must be a list of strings")
+    env_vars = _field(entry, "env_vars", list, [])
+    temperature = _field(entry, "accepts_temperature", bool, True)
+    raw_models = _field(entry, "models", list, [])
     return Provider(
         id=text("id"),
         display_name=text("name"),
@@ -69,12 +118,18 @@ def _parse(entry: dict[str, object]) -> Provider:
         family=text("family"),
         base_url=text("base_url"),
         key_carrier=text("key_carrier"),
-        env_vars=tuple(env_vars),
+        env_vars=tuple(str(v) for v in env_vars),
         key_hint=text("key_hint"),
         key_pattern=text("key_pattern"),
         console_url=text("console_url"),
         free_tier=text("free_tier"),
         auth_remedy=text("auth_remedy"),
+        default_model=text("default_model"),
+        token_param=text("token_param"),
+        accepts_temperature=temperature,
+        stream_usage_option=_field(entry, "stream_usage_option", bool, False),
+        public_model_list=_field(entry, "public_model_list", bool, False),
+        models=tuple(_parse_model(m, temperature) for m in raw_models),
     )
 
 

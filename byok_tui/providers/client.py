@@ -1,0 +1,257 @@
+"""The provider client: one shared httpx.AsyncClient, used for every provider.
+
+Resolves the key for every call (so a rotated key is used at once) before any network I/O,
+sends it only to the provider's own endpoint in its documented place, never follows a
+redirect, and turns every failure into a redacted ProviderError. httpx exceptions are never
+re-raised or chained: their text holds the request URL, which for Gemini holds the key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from byok_tui import __version__
+from byok_tui.config import Config
+from byok_tui.errors import ErrorKind
+from byok_tui.keys import KeyStore, NoApiKeyError, resolve_key
+from byok_tui.providers import endpoints
+from byok_tui.providers.errors import ProviderError, classify_http_error, protocol_error
+from byok_tui.providers.pacing import RequestPacer
+from byok_tui.providers.registry import Provider
+from byok_tui.providers.types import ChatRequest, ListedModel, RateLimitWait, StreamEvent
+from byok_tui.providers.wire import HttpCall, load_json
+
+if TYPE_CHECKING:
+    import httpx
+
+log = logging.getLogger(__name__)
+
+MAX_ERROR_BODY = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    connect: float = 10.0
+    # Between two chunks of a stream. Keep-alive comments count as chunks, so a provider that
+    # is thinking but alive does not trip it. Local models may spend minutes loading first.
+    read: float = 120.0
+    read_local: float = 300.0
+
+
+def _wire(provider: Provider) -> ModuleType:
+    from byok_tui.providers.wire import anthropic, gemini, ollama, openai_compat
+
+    families = {
+        "openai-chat": openai_compat,
+        "anthropic-messages": anthropic,
+        "gemini-generate": gemini,
+        "ollama-chat": ollama,
+    }
+    return families[provider.family]
+
+
+class ProviderClient:
+    def __init__(
+        self,
+        store: KeyStore,
+        *,
+        config: Config | None = None,
+        environ: Mapping[str, str] | None = None,
+        timeouts: Timeouts | None = None,
+    ) -> None:
+        import os
+
+        self._store = store
+        self._config = config or Config()
+        self._environ = os.environ if environ is None else environ
+        self._timeouts = timeouts or Timeouts()
+        self._pacer = RequestPacer()
+        self._http: httpx.AsyncClient | None = None
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            import httpx
+
+            self._http = httpx.AsyncClient(
+                follow_redirects=False,  # a redirect must never carry a key to another host
+                trust_env=False,  # no proxies or .netrc credentials picked up from the environment
+                verify=True,
+                timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
+                headers={"user-agent": f"byok-tui/{__version__}"},
+            )
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def __aenter__(self) -> ProviderClient:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.aclose()
+
+    def base_url(self, provider: Provider) -> str:
+        return endpoints.base_url(provider, self._environ, self._config)
+
+    def _read_timeout(self, provider: Provider) -> float:
+        return self._timeouts.read if provider.needs_key else self._timeouts.read_local
+
+    async def stream_chat(
+        self, provider: Provider, chat: ChatRequest, *, bot_key: str | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one reply. Raises NoApiKeyError before any I/O, ProviderError on failure."""
+        key = resolve_key(provider, self._store, bot_key=bot_key, environ=self._environ)
+        base = self.base_url(provider)
+        model = provider.model(chat.model)
+        wait = self._pacer.reserve(provider.id, model.id, model.requests_per_minute)
+        if wait > 0:
+            yield RateLimitWait(wait, model.requests_per_minute or 0)
+            await asyncio.sleep(wait)
+        wire = _wire(provider)
+        call: HttpCall = wire.chat_call(provider, base, key.value, chat, model)
+        log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source.value)
+        async with self._open(provider, call) as response:
+            async for event in self._guard(provider, wire.parse_stream(provider, response)):
+                yield event
+
+    async def list_models(self, provider: Provider) -> list[ListedModel]:
+        """The provider's own model list. Sends the key when one is available."""
+        key: str | None = None
+        if provider.needs_key:
+            try:
+                key = resolve_key(provider, self._store, environ=self._environ).value
+            except NoApiKeyError:
+                if not provider.public_model_list:
+                    raise
+        wire = _wire(provider)
+        call: HttpCall = wire.models_call(provider, self.base_url(provider), key)
+        async with self._open(provider, call) as response:
+            body = await self._read_body(provider, response, limit=32 * 1024 * 1024)
+        parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
+        return parsed
+
+    def _open(self, provider: Provider, call: HttpCall) -> _OpenResponse:
+        return _OpenResponse(self, provider, call)
+
+    async def _guard(
+        self, provider: Provider, events: AsyncIterator[StreamEvent]
+    ) -> AsyncIterator[StreamEvent]:
+        """Translate transport failures mid-stream into ProviderErrors."""
+        import httpx
+
+        try:
+            async for event in events:
+                yield event
+        except httpx.TimeoutException:
+            raise _timeout(provider) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError):
+            raise ProviderError(
+                ErrorKind.TRUNCATED,
+                f"{provider.display_name}: the connection dropped in the middle of the reply",
+                provider=provider,
+            ) from None
+        except httpx.HTTPError as error:
+            raise _network(provider, error) from None
+
+    async def _read_body(
+        self, provider: Provider, response: httpx.Response, *, limit: int = MAX_ERROR_BODY
+    ) -> str:
+        import httpx
+
+        data = bytearray()
+        try:
+            async for chunk in response.aiter_bytes():
+                data += chunk
+                if len(data) > limit:
+                    break
+        except httpx.TimeoutException:
+            raise _timeout(provider) from None
+        except httpx.HTTPError as error:
+            raise _network(provider, error) from None
+        return bytes(data[:limit]).decode("utf-8", errors="replace")
+
+
+class _OpenResponse:
+    """`async with` an open, checked response: status, redirects and content type handled."""
+
+    def __init__(self, client: ProviderClient, provider: Provider, call: HttpCall) -> None:
+        self._client = client
+        self._provider = provider
+        self._call = call
+        self._context: Any = None
+
+    async def __aenter__(self) -> httpx.Response:
+        import httpx
+
+        provider, call = self._provider, self._call
+        http = self._client._client()
+        timeout = httpx.Timeout(
+            self._client._read_timeout(provider), connect=self._client._timeouts.connect
+        )
+        self._context = http.stream(
+            call.method,
+            call.url,
+            headers=call.headers,
+            params=call.params or None,
+            json=call.json,
+            timeout=timeout,
+        )
+        try:
+            response: httpx.Response = await self._context.__aenter__()
+        except httpx.TimeoutException:
+            raise _timeout(provider) from None
+        except httpx.HTTPError as error:
+            raise _network(provider, error) from None
+        try:
+            await self._check(response)
+        except BaseException:
+            await self._context.__aexit__(None, None, None)
+            raise
+        return response
+
+    async def _check(self, response: httpx.Response) -> None:
+        provider = self._provider
+        status = response.status_code
+        if 300 <= status < 400:
+            target = urlsplit(response.headers.get("location", "")).hostname or "another address"
+            raise ProviderError(
+                ErrorKind.PROTOCOL,
+                f"{provider.display_name}: the server redirected the request ({status}) to "
+                f"{target}; byok-tui never follows redirects, so your key was not sent there",
+                provider=provider,
+                status=status,
+            )
+        if status >= 400:
+            body = await self._client._read_body(provider, response)
+            raise classify_http_error(provider, status, dict(response.headers), body)
+        content_type = response.headers.get("content-type", "").lower()
+        if "text/html" in content_type:
+            raise protocol_error(
+                provider, "the server answered with an HTML page instead of the provider's API"
+            )
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._context is not None:
+            await self._context.__aexit__(*exc)
+
+
+def _timeout(provider: Provider) -> ProviderError:
+    message = f"{provider.display_name}: the server stopped answering"
+    return ProviderError(ErrorKind.TIMEOUT, message, provider=provider)
+
+
+def _network(provider: Provider, error: Exception) -> ProviderError:
+    # The class name says what went wrong (ConnectError, ...); str(error) may hold the URL.
+    return ProviderError(
+        ErrorKind.NETWORK,
+        f"{provider.display_name}: cannot reach the provider ({type(error).__name__})",
+        provider=provider,
+    )

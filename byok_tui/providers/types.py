@@ -1,0 +1,66 @@
+"""What goes into a chat call and what comes out of it: plain data, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    model: str
+    messages: tuple[ChatMessage, ...]
+    system: str | None = None
+    temperature: float | None = None
+    max_tokens: int = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    finish_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitWait:
+    """The client is pacing itself to a known requests-per-minute limit before sending."""
+
+    seconds: float
+    requests_per_minute: int
+
+
+StreamEvent = TextDelta | ReasoningDelta | Usage | Done | RateLimitWait
+
+
+@dataclass(frozen=True, slots=True)
+class ListedModel:
+    """A model as a provider's model-list endpoint describes it."""
+
+    id: str
+    display_name: str
+    free: bool = False
+    context_length: int | None = None

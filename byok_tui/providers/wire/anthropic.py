@@ -1,0 +1,110 @@
+"""The Anthropic Messages wire format.
+
+Key in `x-api-key`, `anthropic-version: 2023-06-01`, and the
+`anthropic-dangerous-direct-browser-access: true` header the seed names. Named SSE events;
+the stream ends with `message_stop` (there is no `[DONE]`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from byok_tui.providers.errors import protocol_error, stream_error
+from byok_tui.providers.registry import Model, Provider
+from byok_tui.providers.types import (
+    ChatRequest,
+    Done,
+    ListedModel,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from byok_tui.providers.wire import HttpCall, as_int, load_json, sse_events, truncated
+
+if TYPE_CHECKING:
+    import httpx
+
+API_VERSION = "2023-06-01"
+
+
+def _headers(key: str) -> dict[str, str]:
+    return {
+        "x-api-key": key,
+        "anthropic-version": API_VERSION,
+        "anthropic-dangerous-direct-browser-access": "true",
+    }
+
+
+def chat_call(
+    provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
+) -> HttpCall:
+    body: dict[str, Any] = {
+        "model": chat.model,
+        provider.token_param: chat.max_tokens,
+        "messages": [{"role": m.role, "content": m.content} for m in chat.messages],
+        "stream": True,
+    }
+    if chat.system:
+        body["system"] = chat.system
+    if chat.temperature is not None and model.accepts_temperature:
+        body["temperature"] = min(chat.temperature, 1.0)  # Anthropic's range tops out at 1
+    headers = _headers(key) | {"accept": "text/event-stream"}
+    return HttpCall("POST", f"{base_url}/v1/messages", headers=headers, json=body)
+
+
+async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    stop_reason = "end_turn"
+    async for name, data in sse_events(provider, response):
+        if name == "ping" or not data:
+            continue
+        payload = load_json(provider, data)
+        if not isinstance(payload, dict):
+            raise protocol_error(provider, "the stream carried something other than an event")
+        kind = payload.get("type", name)
+        if kind == "error":
+            raise stream_error(provider, payload)
+        if kind == "message_start":
+            usage = (payload.get("message") or {}).get("usage") or {}
+            input_tokens = as_int(usage.get("input_tokens"))
+        elif kind == "content_block_delta":
+            delta = payload.get("delta") or {}
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                yield TextDelta(str(delta["text"]))
+            elif delta.get("type") == "thinking_delta" and delta.get("thinking"):
+                yield ReasoningDelta(str(delta["thinking"]))
+        elif kind == "message_delta":
+            stop_reason = str((payload.get("delta") or {}).get("stop_reason") or stop_reason)
+            usage = payload.get("usage") or {}
+            output_tokens = as_int(usage.get("output_tokens")) or output_tokens
+            input_tokens = as_int(usage.get("input_tokens")) or input_tokens
+        elif kind == "message_stop":
+            yield Usage(input_tokens, output_tokens)
+            yield Done(stop_reason)
+            return
+        # Unknown events and delta types are ignored: the API may add new ones.
+    raise truncated(provider)
+
+
+def models_call(provider: Provider, base_url: str, key: str | None) -> HttpCall:
+    return HttpCall(
+        "GET", f"{base_url}/v1/models", headers=_headers(key or ""), params={"limit": "1000"}
+    )
+
+
+def parse_models(provider: Provider, data: Any) -> list[ListedModel]:
+    entries = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise protocol_error(provider, "the model list is not in the expected shape")
+    return [
+        ListedModel(
+            id=e["id"],
+            display_name=str(e.get("display_name") or e["id"]),
+            context_length=as_int(e.get("max_input_tokens")),
+        )
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("id"), str)
+    ]

@@ -1,0 +1,125 @@
+"""The Gemini API wire format (`streamGenerateContent?alt=sse`).
+
+The key travels in the `key` query parameter, as the seed says: the one place a key is in a
+URL. That URL is never logged unredacted and never shown (see byok_tui.redaction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from byok_tui.errors import ErrorKind
+from byok_tui.providers.errors import ProviderError, protocol_error, stream_error
+from byok_tui.providers.registry import Model, Provider
+from byok_tui.providers.types import (
+    ChatRequest,
+    Done,
+    ListedModel,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from byok_tui.providers.wire import HttpCall, as_int, load_json, sse_events, truncated
+
+if TYPE_CHECKING:
+    import httpx
+
+
+def _model_path(model_id: str) -> str:
+    return quote(model_id.removeprefix("models/"), safe="-._~")
+
+
+def chat_call(
+    provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
+) -> HttpCall:
+    generation: dict[str, Any] = {provider.token_param: chat.max_tokens}
+    if chat.temperature is not None and model.accepts_temperature:
+        generation["temperature"] = chat.temperature
+    body: dict[str, Any] = {
+        "contents": [
+            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
+            for m in chat.messages
+        ],
+        "generationConfig": generation,
+    }
+    if chat.system:
+        body["systemInstruction"] = {"parts": [{"text": chat.system}]}
+    return HttpCall(
+        "POST",
+        f"{base_url}/models/{_model_path(chat.model)}:streamGenerateContent",
+        params={"alt": "sse", "key": key},
+        headers={"accept": "text/event-stream"},
+        json=body,
+    )
+
+
+async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    finish: str | None = None
+    usage: Usage | None = None
+    async for _name, data in sse_events(provider, response):
+        if not data:
+            continue
+        chunk = load_json(provider, data)
+        if not isinstance(chunk, dict):
+            raise protocol_error(provider, "the stream carried something other than a response")
+        if chunk.get("error"):
+            raise stream_error(provider, chunk)
+        feedback = chunk.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason"):
+            raise ProviderError(
+                ErrorKind.BAD_REQUEST,
+                f"{provider.display_name}: the prompt was blocked ({feedback['blockReason']})",
+                provider=provider,
+            )
+        meta = chunk.get("usageMetadata")
+        if isinstance(meta, dict):
+            usage = Usage(
+                as_int(meta.get("promptTokenCount")),
+                as_int(meta.get("candidatesTokenCount")),
+                as_int(meta.get("thoughtsTokenCount")),
+            )
+        candidates = chunk.get("candidates") or []
+        if not candidates or not isinstance(candidates[0], dict):
+            continue
+        candidate = candidates[0]
+        for part in (candidate.get("content") or {}).get("parts") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]:
+                yield (
+                    ReasoningDelta(part["text"]) if part.get("thought") else TextDelta(part["text"])
+                )
+        if candidate.get("finishReason"):
+            finish = str(candidate["finishReason"])
+    if finish is None:  # Gemini has no terminator: the last chunk carries finishReason
+        raise truncated(provider)
+    if usage is not None:
+        yield usage
+    yield Done(finish)
+
+
+def models_call(provider: Provider, base_url: str, key: str | None) -> HttpCall:
+    params = {"pageSize": "1000"} | ({"key": key} if key else {})
+    return HttpCall("GET", f"{base_url}/models", params=params)
+
+
+def parse_models(provider: Provider, data: Any) -> list[ListedModel]:
+    entries = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise protocol_error(provider, "the model list is not in the expected shape")
+    listed = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue
+        if "generateContent" not in (entry.get("supportedGenerationMethods") or []):
+            continue  # embedding, image and speech models
+        model_id = entry["name"].removeprefix("models/")
+        listed.append(
+            ListedModel(
+                id=model_id,
+                display_name=str(entry.get("displayName") or model_id),
+                context_length=as_int(entry.get("inputTokenLimit")),
+            )
+        )
+    return listed

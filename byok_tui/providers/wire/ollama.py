@@ -1,0 +1,74 @@
+"""The Ollama native wire format: `/api/chat` streaming NDJSON, `/api/tags` for models.
+
+No key is ever sent: the seed's placeholder for the local runtime stays inside byok-tui.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from byok_tui.providers.errors import protocol_error, stream_error
+from byok_tui.providers.registry import Model, Provider
+from byok_tui.providers.types import (
+    ChatRequest,
+    Done,
+    ListedModel,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from byok_tui.providers.wire import HttpCall, as_int, load_json, ndjson_lines, truncated
+
+if TYPE_CHECKING:
+    import httpx
+
+
+def chat_call(
+    provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
+) -> HttpCall:
+    messages: list[dict[str, str]] = []
+    if chat.system:
+        messages.append({"role": "system", "content": chat.system})
+    messages += [{"role": m.role, "content": m.content} for m in chat.messages]
+    options: dict[str, Any] = {provider.token_param: chat.max_tokens}
+    if chat.temperature is not None and model.accepts_temperature:
+        options["temperature"] = chat.temperature
+    body = {"model": chat.model, "messages": messages, "stream": True, "options": options}
+    return HttpCall("POST", f"{base_url}/api/chat", json=body)
+
+
+async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    async for line in ndjson_lines(provider, response):
+        chunk = load_json(provider, line)
+        if not isinstance(chunk, dict):
+            raise protocol_error(provider, "the stream carried something other than an object")
+        if chunk.get("error"):
+            raise stream_error(provider, chunk)
+        message = chunk.get("message") or {}
+        if isinstance(message, dict):
+            if isinstance(message.get("thinking"), str) and message["thinking"]:
+                yield ReasoningDelta(message["thinking"])
+            if isinstance(message.get("content"), str) and message["content"]:
+                yield TextDelta(message["content"])
+        if chunk.get("done") is True:
+            yield Usage(as_int(chunk.get("prompt_eval_count")), as_int(chunk.get("eval_count")))
+            yield Done(str(chunk.get("done_reason") or "stop"))
+            return
+    raise truncated(provider)
+
+
+def models_call(provider: Provider, base_url: str, key: str | None) -> HttpCall:
+    return HttpCall("GET", f"{base_url}/api/tags")
+
+
+def parse_models(provider: Provider, data: Any) -> list[ListedModel]:
+    entries = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise protocol_error(provider, "the model list is not in the expected shape")
+    return [
+        ListedModel(id=e["name"], display_name=e["name"], free=True)
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("name"), str)
+    ]
