@@ -44,16 +44,20 @@ environment:
                          used when no key is stored for that provider
 
 exit status:
-  0 success, 1 error, 2 bad usage (unknown provider, missing key input), 130 interrupted
+  0 success, 1 error, 2 bad usage (unknown provider, missing key input), 130 interrupted;
+  `byok-tui ask --help` lists the statuses for each kind of provider error
 
 examples:
+  byok-tui ask -p groq "Explain SSE in one line"
+  git diff | byok-tui ask -p anthropic --system "Review this diff"
+  byok-tui models --refresh         registry models plus those your keys can use
   byok-tui keys set openai          asks for the key (hidden input)
   pbpaste | byok-tui keys set groq  reads the key from standard input
   byok-tui keys list                every provider, its key state and source"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from byok_tui.cli import keys
+    from byok_tui.cli import chat, keys
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -71,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     keys.add_parser(commands)
+    chat.add_parsers(commands)
     return parser
 
 

@@ -1,0 +1,232 @@
+"""`byok-tui ask` (one-shot chat, streamed to standard output) and `byok-tui models`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.keys import NoApiKeyError, resolve_key
+from byok_tui.providers.registry import Provider, get_provider, providers
+from byok_tui.providers.types import (
+    ChatMessage,
+    ChatRequest,
+    ListedModel,
+    RateLimitWait,
+    ReasoningDelta,
+    TextDelta,
+)
+from byok_tui.services import Services, open_services
+
+EXIT_STATUS: dict[ErrorKind, int] = {
+    ErrorKind.NO_KEY: 3,
+    ErrorKind.AUTH: 4,
+    ErrorKind.PERMISSION: 4,
+    ErrorKind.RATE_LIMIT: 5,
+    ErrorKind.NETWORK: 6,
+    ErrorKind.TIMEOUT: 6,
+    ErrorKind.TRUNCATED: 6,
+    ErrorKind.BILLING: 7,
+    ErrorKind.NOT_FOUND: 8,
+    ErrorKind.BAD_REQUEST: 8,
+    ErrorKind.TOO_LARGE: 8,
+    ErrorKind.OVERLOADED: 8,
+    ErrorKind.PROTOCOL: 8,
+    ErrorKind.USAGE: 2,
+}
+
+ASK_EPILOG = """\
+exit status:
+  0 the reply arrived whole     5 rate limited
+  1 other error                 6 network failure, timeout, or reply cut off
+  2 bad usage                   7 credits or billing
+  3 no API key                  8 the provider refused the request
+  4 invalid key or no permission
+
+Without -p, the first provider with a usable key is used (registry order)."""
+
+
+def _provider_argument(value: str) -> Provider:
+    from byok_tui.providers.registry import UnknownProviderError
+
+    try:
+        return get_provider(value.strip().lower())
+    except UnknownProviderError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_parsers(commands: Any) -> None:
+    ask = commands.add_parser(
+        "ask",
+        help="one-shot chat: the reply is streamed to standard output",
+        description="Send one prompt and stream the reply to standard output. The prompt "
+        "comes from the arguments, or from standard input when there are none.",
+        epilog=ASK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ask.add_argument("prompt", nargs="*", metavar="PROMPT", help="the prompt (default: stdin)")
+    ask.add_argument("-p", "--provider", type=_provider_argument, help="provider id")
+    ask.add_argument("-m", "--model", help="model id (default: the provider's default)")
+    ask.add_argument("--system", metavar="TEXT", help="system prompt")
+    ask.add_argument("--temperature", type=float, help="sampling temperature")
+    ask.add_argument("--max-tokens", type=int, default=4096, help="reply length cap")
+    ask.add_argument(
+        "--timeout", type=float, metavar="SECONDS", help="longest silence between chunks"
+    )
+    ask.add_argument(
+        "--reasoning", action="store_true", help="also print reasoning, to standard error"
+    )
+    ask.set_defaults(run=_ask)
+
+    models = commands.add_parser(
+        "models",
+        help="list models: the registry's and those discovered from providers",
+        description="List the registry's models and those discovered from each provider's "
+        "model list (for providers whose key is set, and Ollama). Discovered models are "
+        "cached in the data folder; --refresh asks the providers again.",
+    )
+    models.add_argument("-p", "--provider", type=_provider_argument, help="only this provider")
+    models.add_argument("--refresh", action="store_true", help="ask the providers again")
+    models.set_defaults(run=_models)
+
+
+def _choose_provider(services: Services, requested: Provider | None) -> Provider:
+    if requested is not None:
+        return requested
+    for provider in providers():
+        try:
+            resolve_key(provider, services.store, environ=services.environ)
+        except NoApiKeyError:
+            continue
+        return provider
+    raise ByokError("no provider has a key; pass -p PROVIDER or set a key")
+
+
+def _read_prompt(words: list[str]) -> str:
+    if words:
+        return " ".join(words)
+    if sys.stdin.isatty():
+        raise ByokError("no prompt: give it as arguments or on standard input")
+    prompt = sys.stdin.read()
+    if not prompt.strip():
+        raise ByokError("the prompt on standard input is empty")
+    return prompt
+
+
+def _client(services: Services, timeout: float | None) -> Any:
+    from byok_tui.providers.client import ProviderClient, Timeouts
+
+    timeouts = Timeouts(read=timeout, read_local=timeout) if timeout else Timeouts()
+    return ProviderClient(
+        services.store, config=services.config, environ=services.environ, timeouts=timeouts
+    )
+
+
+def _ask(args: argparse.Namespace) -> int:
+    services = open_services()
+    provider = _choose_provider(services, args.provider)
+    chat = ChatRequest(
+        model=args.model or provider.default_model,
+        messages=(ChatMessage("user", _read_prompt(args.prompt)),),
+        system=args.system,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+    )
+    return asyncio.run(_stream(services, provider, chat, args))
+
+
+async def _stream(
+    services: Services, provider: Provider, chat: ChatRequest, args: argparse.Namespace
+) -> int:
+    from byok_tui.providers.errors import ProviderError
+
+    wrote_text = False
+    async with _client(services, args.timeout) as client:
+        try:
+            async for event in client.stream_chat(provider, chat):
+                if isinstance(event, TextDelta):
+                    sys.stdout.write(event.text)
+                    sys.stdout.flush()
+                    wrote_text = True
+                elif isinstance(event, ReasoningDelta) and args.reasoning:
+                    sys.stderr.write(event.text)
+                    sys.stderr.flush()
+                elif isinstance(event, RateLimitWait):
+                    print(
+                        f"byok-tui: waiting {event.seconds:.0f} s to stay under "
+                        f"{provider.display_name}'s {event.requests_per_minute} requests "
+                        "per minute",
+                        file=sys.stderr,
+                    )
+        except (ProviderError, NoApiKeyError) as error:
+            if wrote_text:
+                sys.stdout.write("\n")
+            print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+            return EXIT_STATUS.get(error.kind, 1)
+    if wrote_text:
+        sys.stdout.write("\n")
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    services = open_services()
+    selected = (args.provider,) if args.provider else providers()
+    return asyncio.run(_list_models(services, selected, refresh=args.refresh))
+
+
+def _can_discover(services: Services, provider: Provider) -> bool:
+    if not provider.needs_key or provider.public_model_list:
+        return True
+    try:
+        resolve_key(provider, services.store, environ=services.environ)
+    except NoApiKeyError:
+        return False
+    return True
+
+
+async def _list_models(services: Services, selected: tuple[Provider, ...], *, refresh: bool) -> int:
+    from byok_tui.providers.errors import ProviderError
+    from byok_tui.providers.model_cache import ModelCache
+
+    cache = ModelCache(services.paths.data_dir / "models-cache.json")
+    failures = 0
+
+    async def discover(client: Any, provider: Provider) -> list[ListedModel]:
+        nonlocal failures
+        cached = cache.get(provider.id)
+        stale = refresh or cached is None or not provider.needs_key
+        if not stale or not _can_discover(services, provider):
+            return cached[1] if cached else []
+        try:
+            found: list[ListedModel] = await client.list_models(provider)
+        except (ProviderError, NoApiKeyError) as error:
+            failures += 1
+            print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+            return cached[1] if cached else []
+        cache.put(provider.id, found)
+        return found
+
+    async with _client(services, None) as client:
+        discovered = await asyncio.gather(*(discover(client, p) for p in selected))
+
+    rows = [("PROVIDER", "MODEL", "NAME", "NOTES")]
+    for provider, found in zip(selected, discovered, strict=True):
+        known = {m.id for m in provider.models}
+        for model in provider.models:
+            notes = ["default"] if model.id == provider.default_model else []
+            notes += ["free"] if model.free else []
+            if model.requests_per_minute:
+                notes.append(f"{model.requests_per_minute}/min")
+            rows.append((provider.id, model.id, model.display_name, ", ".join(notes)))
+        for listed in sorted(found, key=lambda m: m.id):
+            if listed.id in known:
+                continue
+            notes = ["discovered"] + (["free"] if listed.free else [])
+            rows.append((provider.id, listed.id, listed.display_name, ", ".join(notes)))
+    widths = [min(48, max(len(r[i]) for r in rows)) for i in range(3)]
+    for row in rows:
+        cells = [row[i].ljust(widths[i]) for i in range(3)] + [row[3]]
+        print("  ".join(cells).rstrip())
+    return 1 if refresh and failures else 0

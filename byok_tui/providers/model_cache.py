@@ -1,0 +1,58 @@
+"""Models discovered from providers' model lists, cached in the data folder.
+
+The cache holds model ids and names only: never a key, never a URL with one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from byok_tui.providers.types import ListedModel
+
+CACHE_VERSION = 1
+
+
+class ModelCache:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # a missing or damaged cache is only a cache: rebuilt on next refresh
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return {}
+        providers = data.get("providers")
+        return providers if isinstance(providers, dict) else {}
+
+    def get(self, provider_id: str) -> tuple[float, list[ListedModel]] | None:
+        entry = self._load().get(provider_id)
+        if not isinstance(entry, dict):
+            return None
+        models = []
+        for raw in entry.get("models") or []:
+            try:
+                models.append(ListedModel(**raw))
+            except TypeError:
+                continue
+        return float(entry.get("fetched_at") or 0), models
+
+    def put(self, provider_id: str, models: list[ListedModel]) -> None:
+        providers = self._load()
+        providers[provider_id] = {
+            "fetched_at": time.time(),
+            "models": [asdict(m) for m in models],
+        }
+        payload = json.dumps({"version": CACHE_VERSION, "providers": providers}, indent=1)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=".models-", dir=self.path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(payload)
+        Path(temp).replace(self.path)
