@@ -46,7 +46,9 @@ def json_server(body: bytes = b'{"ok": true}', status: int = 200) -> Iterator[Lo
             pass  # keep test output quiet
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     try:
         yield LoopbackServer(f"http://127.0.0.1:{server.server_address[1]}", seen)
