@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -106,8 +106,12 @@ class ProviderClient:
 
     async def stream_chat(
         self, provider: Provider, chat: ChatRequest, *, bot_key: str | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        """Stream one reply. Raises NoApiKeyError before any I/O, ProviderError on failure."""
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Stream one reply. Raises NoApiKeyError before any I/O, ProviderError on failure.
+
+        Closing the generator (`aclose`, or cancelling the task consuming it) closes the
+        connection.
+        """
         key = resolve_key(provider, self._store, bot_key=bot_key, environ=self._environ)
         base = self.base_url(provider)
         model = provider.model(chat.model)

@@ -10,6 +10,7 @@ from byok_tui.keys import KeyStore, entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.providers.client import ProviderClient, Timeouts
 from byok_tui.providers.endpoints import override_variable
+from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.registry import Provider, get_provider
 from byok_tui.providers.types import ChatMessage, ChatRequest, StreamEvent, TextDelta
 from tests.support.provider_server import ProviderServer, provider_server
@@ -64,6 +65,17 @@ async def collect(
 ) -> list[StreamEvent]:
     async with client:
         return [e async for e in client.stream_chat(get_provider(provider_id), request or chat())]
+
+
+async def text_until_error(client: ProviderClient, provider_id: str) -> tuple[str, ProviderError]:
+    """The text that arrived before the call failed, and the failure (which must happen)."""
+    received: list[str] = []
+    with pytest.raises(ProviderError) as raised:
+        async with client:
+            async for event in client.stream_chat(get_provider(provider_id), chat()):
+                if isinstance(event, TextDelta):
+                    received.append(event.text)
+    return "".join(received), raised.value
 
 
 def text_of(events: list[StreamEvent]) -> str:

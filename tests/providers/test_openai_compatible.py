@@ -10,8 +10,8 @@ from byok_tui.errors import ErrorKind
 from byok_tui.keys import KeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.registry import get_provider, providers
-from byok_tui.providers.types import Done, ReasoningDelta, TextDelta, Usage
-from tests.providers.conftest import chat, client_for, collect, text_of
+from byok_tui.providers.types import Done, ReasoningDelta, Usage
+from tests.providers.conftest import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, sse
 
 OPENAI_FAMILY = [p.id for p in providers() if p.family == "openai-chat"]
@@ -188,16 +188,10 @@ async def test_an_error_object_mid_stream_is_an_error_with_the_text_so_far_deliv
             )
         )
     )
-    received: list[str] = []
-    client = client_for("openrouter", server, store)
-    with pytest.raises(ProviderError) as raised:
-        async with client:
-            async for event in client.stream_chat(get_provider("openrouter"), chat()):
-                if isinstance(event, TextDelta):
-                    received.append(event.text)
-    assert received == ["partial "]
-    assert raised.value.provider_message == "Provider disconnected"
-    assert raised.value.kind is ErrorKind.OVERLOADED
+    text, error = await text_until_error(client_for("openrouter", server, store), "openrouter")
+    assert text == "partial "
+    assert error.provider_message == "Provider disconnected"
+    assert error.kind is ErrorKind.OVERLOADED
 
 
 async def test_a_groq_stream_error_string_is_an_error(
