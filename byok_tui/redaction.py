@@ -72,6 +72,16 @@ class Redactor:
             self._secrets.clear()
             self._literal = None
 
+    def redact_known(self, text: str) -> str:
+        """Only the remembered keys, as literals: for user content (exports), where a
+        key-shaped string the user wrote on purpose must survive but their own keys must not."""
+        for _ in range(_MAX_PASSES):
+            literal = self._literal
+            if literal is None or not literal.search(text):
+                return text
+            text = literal.sub(REDACTED, text)
+        return REDACTED
+
     def _one_pass(self, text: str) -> str:
         literal = self._literal
         if literal is not None:
@@ -110,6 +120,11 @@ def remember_secret(secret: str | None) -> None:
 def redact(text: str) -> str:
     """`text` with every known key, key-shaped string and key parameter replaced."""
     return _REDACTOR.redact(text)
+
+
+def redact_known_secrets(text: str) -> str:
+    """`text` with every remembered key replaced, and nothing else changed."""
+    return _REDACTOR.redact_known(text)
 
 
 def forget_secrets() -> None:

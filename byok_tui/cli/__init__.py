@@ -57,7 +57,7 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from byok_tui.cli import chat, keys
+    from byok_tui.cli import chat, data, keys
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     keys.add_parser(commands)
     chat.add_parsers(commands)
+    data.add_parsers(commands)
     return parser
 
 

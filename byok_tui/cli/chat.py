@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from typing import Any
 
@@ -11,8 +12,6 @@ from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, resolve_key
 from byok_tui.providers.registry import Provider, get_provider, providers
 from byok_tui.providers.types import (
-    ChatMessage,
-    ChatRequest,
     ListedModel,
     RateLimitWait,
     ReasoningDelta,
@@ -45,10 +44,12 @@ exit status:
   3 no API key                  8 the provider refused the request
   4 invalid key or no permission
 
-Without -p, the first provider with a usable key is used (registry order)."""
+Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
+nothing is lost if the connection or the process dies: the app shows it later.
+Without -p: the bot's provider with --bot, else the first provider with a usable key."""
 
 
-def _provider_argument(value: str) -> Provider:
+def provider_argument(value: str) -> Provider:
     from byok_tui.providers.registry import UnknownProviderError
 
     try:
@@ -67,11 +68,12 @@ def add_parsers(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ask.add_argument("prompt", nargs="*", metavar="PROMPT", help="the prompt (default: stdin)")
-    ask.add_argument("-p", "--provider", type=_provider_argument, help="provider id")
+    ask.add_argument("-p", "--provider", type=provider_argument, help="provider id")
     ask.add_argument("-m", "--model", help="model id (default: the provider's default)")
     ask.add_argument("--system", metavar="TEXT", help="system prompt")
     ask.add_argument("--temperature", type=float, help="sampling temperature")
-    ask.add_argument("--max-tokens", type=int, default=4096, help="reply length cap")
+    ask.add_argument("--bot", metavar="NAME", help="use this bot's settings and per-bot key")
+    ask.add_argument("--max-tokens", type=int, help="reply length cap (default: the bot's)")
     ask.add_argument(
         "--timeout", type=float, metavar="SECONDS", help="longest silence between chunks"
     )
@@ -87,7 +89,7 @@ def add_parsers(commands: Any) -> None:
         "model list (for providers whose key is set, and Ollama). Discovered models are "
         "cached in the data folder; --refresh asks the providers again.",
     )
-    models.add_argument("-p", "--provider", type=_provider_argument, help="only this provider")
+    models.add_argument("-p", "--provider", type=provider_argument, help="only this provider")
     models.add_argument("--refresh", action="store_true", help="ask the providers again")
     models.set_defaults(run=_models)
 
@@ -124,28 +126,63 @@ def _client(services: Services, timeout: float | None) -> Any:
     )
 
 
+def _title(prompt: str) -> str:
+    first = " ".join(prompt.split())
+    return first[:60] + ("…" if len(first) > 60 else "")
+
+
 def _ask(args: argparse.Namespace) -> int:
+    from byok_tui.services import default_bot, open_store
+    from byok_tui.storage.store import BotConfig
+
     services = open_services()
-    provider = _choose_provider(services, args.provider)
-    chat = ChatRequest(
-        model=args.model or provider.default_model,
-        messages=(ChatMessage("user", _read_prompt(args.prompt)),),
-        system=args.system,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
+    store = open_store(services)
+    bot = store.bot(args.bot) if args.bot else default_bot(services, store)
+    if args.provider is not None:
+        provider = args.provider
+    elif args.bot:
+        provider = get_provider(bot.config.provider)
+    else:
+        provider = _choose_provider(services, None)
+    own = provider.id == bot.config.provider
+    config = BotConfig(
+        name=bot.name,
+        provider=provider.id,
+        model=args.model or (bot.config.model if own else provider.default_model),
+        system_prompt=args.system if args.system is not None else bot.config.system_prompt,
+        temperature=args.temperature if args.temperature is not None else bot.config.temperature,
+        max_tokens=args.max_tokens or bot.config.max_tokens,
     )
-    return asyncio.run(_stream(services, provider, chat, args))
+    prompt = _read_prompt(args.prompt)
+    conversation = store.create_conversation(bot.id, _title(prompt))
+    try:
+        return asyncio.run(_stream(services, store, bot, conversation, prompt, config, args))
+    except KeyboardInterrupt:
+        print("byok-tui: interrupted; the partial reply is saved", file=sys.stderr)
+        return 130
 
 
 async def _stream(
-    services: Services, provider: Provider, chat: ChatRequest, args: argparse.Namespace
+    services: Services,
+    store: Any,
+    bot: Any,
+    conversation: Any,
+    prompt: str,
+    config: Any,
+    args: argparse.Namespace,
 ) -> int:
+    from byok_tui.conversation import ConversationService
     from byok_tui.providers.errors import ProviderError
 
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    provider = get_provider(config.provider)
     wrote_text = False
     async with _client(services, args.timeout) as client:
+        service = ConversationService(store, client)
         try:
-            async for event in client.stream_chat(provider, chat):
+            async for event in service.send(bot, conversation, prompt, config=config):
                 if isinstance(event, TextDelta):
                     sys.stdout.write(event.text)
                     sys.stdout.flush()
@@ -165,6 +202,9 @@ async def _stream(
                 sys.stdout.write("\n")
             print(f"byok-tui: {error.one_line()}", file=sys.stderr)
             return EXIT_STATUS.get(error.kind, 1)
+        except asyncio.CancelledError:
+            print("\nbyok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
+            return 143
     if wrote_text:
         sys.stdout.write("\n")
     return 0

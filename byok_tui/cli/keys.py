@@ -12,25 +12,17 @@ import os
 import sys
 from typing import Any
 
+from byok_tui.cli.chat import provider_argument
 from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import (
     Provider,
-    UnknownProviderError,
-    get_provider,
     provider_ids,
     providers,
     providers_matching_key_shape,
 )
-
-
-def _provider_argument(value: str) -> Provider:
-    try:
-        return get_provider(value.strip().lower())
-    except UnknownProviderError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def add_parser(commands: Any) -> None:
@@ -55,15 +47,15 @@ def add_parser(commands: Any) -> None:
             "is not checked (an invalid key shows up on the first message)."
         ),
     )
-    set_key.add_argument("provider", type=_provider_argument, metavar="PROVIDER")
+    set_key.add_argument("provider", type=provider_argument, metavar="PROVIDER")
     set_key.set_defaults(run=_set)
 
     get_key = actions.add_parser("get", help="print the stored key alone (for scripts)")
-    get_key.add_argument("provider", type=_provider_argument, metavar="PROVIDER")
+    get_key.add_argument("provider", type=provider_argument, metavar="PROVIDER")
     get_key.set_defaults(run=_get)
 
     remove_key = actions.add_parser("rm", help="remove the stored key; the provider becomes unset")
-    remove_key.add_argument("provider", type=_provider_argument, metavar="PROVIDER")
+    remove_key.add_argument("provider", type=provider_argument, metavar="PROVIDER")
     remove_key.set_defaults(run=_remove)
 
     list_keys = actions.add_parser(
@@ -97,16 +89,17 @@ def _needs_key(provider: Provider) -> None:
         )
 
 
-def _read_key(provider: Provider) -> str:
+def read_key(what: str) -> str:
+    """A key from the user: hidden input on a terminal, else one line of standard input."""
     if sys.stdin.isatty():
-        return getpass.getpass(f"API key for {provider.display_name} (input hidden): ")
+        return getpass.getpass(f"{what} (input hidden): ")
     return sys.stdin.readline()
 
 
 def _set(args: argparse.Namespace) -> int:
     provider: Provider = args.provider
     _needs_key(provider)
-    key = normalize_key(_read_key(provider))
+    key = normalize_key(read_key(f"API key for {provider.display_name}"))
     if not key:
         raise ByokError("no key was given; nothing was changed")
     store = _store()

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from byok_tui import __version__
 from byok_tui.config import Config
 from byok_tui.errors import ErrorKind
-from byok_tui.keys import KeyStore, NoApiKeyError, resolve_key
+from byok_tui.keys import KeyStore, NoApiKeyError, ResolvedKey, resolve_key
 from byok_tui.providers import endpoints
 from byok_tui.providers.errors import ProviderError, classify_http_error, protocol_error
 from byok_tui.providers.pacing import RequestPacer
@@ -104,15 +104,24 @@ class ProviderClient:
     def _read_timeout(self, provider: Provider) -> float:
         return self._timeouts.read if provider.needs_key else self._timeouts.read_local
 
+    def resolve(self, provider: Provider, *, bot_key: str | None = None) -> ResolvedKey:
+        """The key the next call to `provider` would use (read now, never cached)."""
+        return resolve_key(provider, self._store, bot_key=bot_key, environ=self._environ)
+
     async def stream_chat(
-        self, provider: Provider, chat: ChatRequest, *, bot_key: str | None = None
+        self,
+        provider: Provider,
+        chat: ChatRequest,
+        *,
+        bot_key: str | None = None,
+        key: ResolvedKey | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Stream one reply. Raises NoApiKeyError before any I/O, ProviderError on failure.
 
         Closing the generator (`aclose`, or cancelling the task consuming it) closes the
         connection.
         """
-        key = resolve_key(provider, self._store, bot_key=bot_key, environ=self._environ)
+        key = key or self.resolve(provider, bot_key=bot_key)
         base = self.base_url(provider)
         model = provider.model(chat.model)
         wait = self._pacer.reserve(provider.id, model.id, model.requests_per_minute)

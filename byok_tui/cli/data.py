@@ -1,0 +1,228 @@
+"""`byok-tui export`, `byok-tui import` and `byok-tui bot …`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from byok_tui.errors import ByokError
+from byok_tui.keys import entry_name, normalize_key
+from byok_tui.providers.registry import key_providers
+from byok_tui.services import Services, default_bot, open_services, open_store
+from byok_tui.storage.store import BotConfig, Store
+
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
+
+
+def add_parsers(commands: Any) -> None:
+    from byok_tui.cli.chat import provider_argument
+
+    export = commands.add_parser(
+        "export",
+        help="Export All Data: bots, conversations and settings as JSON, never any key",
+        description="Write every bot, conversation, message and setting as one JSON document. "
+        "No key of any kind is included: not per-bot keys, not stored keys, not environment "
+        "keys. Without FILE the JSON goes to standard output.",
+    )
+    export.add_argument("file", nargs="?", type=Path, metavar="FILE")
+    export.set_defaults(run=_export)
+
+    restore = commands.add_parser(
+        "import",
+        help="import a byok-tui export (merges; never reads or writes keys)",
+        description="Restore bots and conversations from an export. Importing the same file "
+        "twice changes nothing the second time. A file that is not a valid export changes "
+        "nothing at all.",
+    )
+    restore.add_argument("file", type=Path, metavar="FILE")
+    restore.set_defaults(run=_import)
+
+    bot = commands.add_parser("bot", help="list, add, share, import and remove bots")
+    bot.set_defaults(run=lambda _args: _usage(bot))
+    actions = bot.add_subparsers(dest="action", metavar="ACTION")
+    actions.add_parser("list", help="every bot and its configuration").set_defaults(run=_list)
+
+    add = actions.add_parser("add", help="create a bot")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("-p", "--provider", type=provider_argument, required=True)
+    add.add_argument("-m", "--model", help="default: the provider's default model")
+    add.add_argument("--system", default="", metavar="TEXT", help="system prompt")
+    add.add_argument("--temperature", type=float)
+    add.set_defaults(run=_add)
+
+    key = actions.add_parser(
+        "key",
+        help="set a per-bot key (hidden prompt or stdin), or --clear it",
+        description="Set the bot's own key, used instead of its provider's global key for "
+        "this bot only. Read like `keys set`: hidden on a terminal, one line from standard "
+        "input otherwise. --clear falls back to the global key.",
+    )
+    key.add_argument("name", metavar="NAME")
+    key.add_argument("--clear", action="store_true", help="remove the per-bot key")
+    key.set_defaults(run=_key)
+
+    share = actions.add_parser("share", help="print a link with the bot's configuration only")
+    share.add_argument("name", metavar="NAME")
+    share.set_defaults(run=_share)
+
+    take = actions.add_parser("import", help="add a bot from a share link")
+    take.add_argument("link", metavar="LINK")
+    take.set_defaults(run=_import_link)
+
+    remove = actions.add_parser("rm", help="remove a bot and its conversations")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(run=_remove)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _open() -> tuple[Services, Store]:
+    services = open_services()
+    store = open_store(services)
+    default_bot(services, store)
+    return services, store
+
+
+def _all_known_keys(services: Services) -> list[str]:
+    stored = services.store.get_many(entry_name(p.id) for p in key_providers())
+    env = [normalize_key(services.environ.get(v, "")) for p in key_providers() for v in p.env_vars]
+    return [*stored.values(), *(k for k in env if k)]
+
+
+def _export(args: argparse.Namespace) -> int:
+    from byok_tui.storage.transfer import export_all
+
+    services, store = _open()
+    data = export_all(store, _all_known_keys(services))
+    if args.file is None:
+        sys.stdout.buffer.write(data)
+        return 0
+    fd = os.open(args.file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        file.write(data)
+    print(f"Exported to {args.file} (no keys included).", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from byok_tui.storage.transfer import import_all
+
+    path: Path = args.file
+    try:
+        if path.stat().st_size > MAX_IMPORT_BYTES:
+            raise ByokError(f"{path} is too large to be a byok-tui export")
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ByokError(f"cannot read {path}: {error.strerror}") from None
+    _services, store = _open()
+    summary = import_all(store, raw)
+    print(
+        f"Imported {summary.bots_added} bots, {summary.conversations_added} conversations, "
+        f"{summary.messages_added} messages (no keys are ever imported)."
+    )
+    if summary.dropped_fields:
+        print(f"byok-tui: ignored fields: {', '.join(summary.dropped_fields)}", file=sys.stderr)
+    return 0
+
+
+def _list(_args: argparse.Namespace) -> int:
+    _services, store = _open()
+    rows = [("BOT", "PROVIDER", "MODEL", "KEY")]
+    for bot in store.bots():
+        rows.append(
+            (
+                bot.name,
+                bot.config.provider,
+                bot.config.model,
+                "per-bot key" if bot.has_key else "global",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        print("  ".join([*(row[i].ljust(widths[i]) for i in range(3)), row[3]]))
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    _services, store = _open()
+    if any(b.name == args.name for b in store.bots()):
+        raise ByokError(f"a bot named {args.name!r} exists already")
+    config = BotConfig(
+        args.name,
+        args.provider.id,
+        args.model or args.provider.default_model,
+        args.system,
+        args.temperature,
+    )
+    store.create_bot(config)
+    print(f"Added bot {args.name!r} ({config.provider}, {config.model}).")
+    return 0
+
+
+def _key(args: argparse.Namespace) -> int:
+    from byok_tui.cli.keys import read_key
+
+    _services, store = _open()
+    bot = store.bot(args.name)
+    if args.clear:
+        store.set_bot_key(bot.id, None)
+        print(f"Cleared the per-bot key of {bot.name!r}: it uses the global key again.")
+        return 0
+    key = normalize_key(read_key(f"per-bot key for {bot.name}"))
+    if not key:
+        raise ByokError("no key was given; nothing was changed")
+    store.set_bot_key(bot.id, key)
+    print(f"Saved the per-bot key of {bot.name!r}.")
+    return 0
+
+
+def _share(args: argparse.Namespace) -> int:
+    from byok_tui.storage.share import encode_bot_link
+
+    _services, store = _open()
+    print(encode_bot_link(store.bot(args.name).config))
+    return 0
+
+
+def _import_link(args: argparse.Namespace) -> int:
+    from byok_tui.storage.share import decode_bot_link
+    from byok_tui.storage.transfer import free_bot_name
+
+    checked = decode_bot_link(args.link)
+    _services, store = _open()
+    name = free_bot_name(store, checked.config.name)
+    store.create_bot(BotConfig(name, *_tail(checked.config)))
+    if checked.dropped_key_fields:
+        print(
+            "byok-tui: warning: the link tried to carry or redirect a key "
+            f"({', '.join(checked.dropped_key_fields)}); those fields were dropped.",
+            file=sys.stderr,
+        )
+    elif checked.dropped:
+        print(f"byok-tui: ignored unknown fields: {', '.join(checked.dropped)}", file=sys.stderr)
+    print(f"Imported bot {name!r}: it uses your own {checked.config.provider} key.")
+    return 0
+
+
+def _tail(config: BotConfig) -> tuple[str, str, str, float | None, int]:
+    return (
+        config.provider,
+        config.model,
+        config.system_prompt,
+        config.temperature,
+        config.max_tokens,
+    )
+
+
+def _remove(args: argparse.Namespace) -> int:
+    _services, store = _open()
+    bot = store.bot(args.name)
+    store.delete_bot(bot.id)
+    print(f"Removed bot {bot.name!r} and its conversations.")
+    return 0

@@ -1,0 +1,176 @@
+"""Sending a message in a conversation, with nothing lost.
+
+The user's message is stored before the request leaves; the reply is stored as it arrives
+(flushed at least once a second) and marked partial until it completes, so a crash, a kill
+or a network failure leaves both, with the error stored beside the reply. No Textual here:
+the app and `byok-tui ask` both drive this.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+
+from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.keys import NoApiKeyError, ResolvedKey
+from byok_tui.providers.client import ProviderClient
+from byok_tui.providers.registry import get_provider
+from byok_tui.providers.types import (
+    ChatMessage,
+    ChatRequest,
+    Done,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+from byok_tui.storage.store import Bot, BotConfig, Conversation, Message, Store
+
+FLUSH_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyStarted:
+    """The reply's row exists; `key` says which key is used (its source, for display)."""
+
+    message: Message
+    key: ResolvedKey
+
+
+class ReplyRecorder:
+    """Accumulates a streamed reply and writes it to the database at least once a second."""
+
+    def __init__(
+        self, store: Store, message_id: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._store = store
+        self._message_id = message_id
+        self._clock = clock
+        self._last_flush = clock()
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.usage: Usage | None = None
+
+    def add(self, event: StreamEvent) -> None:
+        if isinstance(event, TextDelta):
+            self.text.append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            self.reasoning.append(event.text)
+        elif isinstance(event, Usage):
+            self.usage = event
+        else:
+            return
+        if self._clock() - self._last_flush >= FLUSH_SECONDS:
+            self.flush("partial")
+
+    def flush(
+        self, status: str, error_kind: str | None = None, error_message: str | None = None
+    ) -> None:
+        self._last_flush = self._clock()
+        self._store.save_reply(
+            self._message_id,
+            content="".join(self.text),
+            reasoning="".join(self.reasoning),
+            status=status,  # type: ignore[arg-type]
+            error_kind=error_kind,
+            error_message=error_message,
+            input_tokens=self.usage.input_tokens if self.usage else None,
+            output_tokens=self.usage.output_tokens if self.usage else None,
+        )
+
+
+def history_for(messages: list[Message]) -> tuple[ChatMessage, ...]:
+    """What the model is shown: user messages and completed replies, in order.
+
+    Failed and partial replies are left out (a retry re-sends the user message once, as it
+    adds no new one).
+    """
+    return tuple(
+        ChatMessage(m.role, m.content)
+        for m in messages
+        if m.role == "user" or m.status == "complete"
+    )
+
+
+class ConversationService:
+    def __init__(self, store: Store, client: ProviderClient) -> None:
+        self._store = store
+        self._client = client
+
+    async def send(
+        self,
+        bot: Bot,
+        conversation: Conversation,
+        text: str | None,
+        *,
+        config: BotConfig | None = None,
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent, None]:
+        """Store `text` (None: retry the last user message), then stream and store the reply.
+
+        `config` overrides the bot's configuration for this message only; the per-bot key is
+        used only while the provider is the bot's own (a key for one provider is never sent
+        to another).
+        """
+        store = self._store
+        config = config or bot.config
+        provider = get_provider(config.provider)
+        if text is not None:
+            store.add_message(conversation.id, "user", text)
+        bot_key = store.bot_key(bot.id) if config.provider == bot.config.provider else None
+        try:
+            key = self._client.resolve(provider, bot_key=bot_key)
+        except NoApiKeyError as error:
+            failed = store.add_message(
+                conversation.id,
+                "assistant",
+                "",
+                status="error",
+                provider=provider.id,
+                model=config.model,
+            )
+            store.save_reply(
+                failed.id,
+                content="",
+                reasoning="",
+                status="error",
+                error_kind=error.kind.value,
+                error_message=error.one_line(),
+            )
+            raise
+        reply = store.add_message(
+            conversation.id,
+            "assistant",
+            "",
+            status="partial",
+            provider=provider.id,
+            model=config.model,
+            key_source=key.source.value,
+        )
+        yield ReplyStarted(reply, key)
+        recorder = ReplyRecorder(store, reply.id)
+        request = ChatRequest(
+            model=config.model,
+            messages=history_for(store.messages(conversation.id)),
+            system=config.system_prompt or None,
+            temperature=config.temperature,
+            max_tokens=config.max_tokens,
+        )
+        finished = False
+        try:
+            async for event in self._client.stream_chat(provider, request, key=key):
+                recorder.add(event)
+                if isinstance(event, Done):
+                    finished = True
+                yield event
+        except ByokError as error:
+            recorder.flush(
+                "partial" if recorder.text else "error", error.kind.value, error.one_line()
+            )
+            raise
+        except BaseException:  # cancelled by the user (Escape), SIGTERM, or the app quitting
+            recorder.flush(
+                "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
+            )
+            raise
+        recorder.flush("complete" if finished else "partial")

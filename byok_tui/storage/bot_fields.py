@@ -1,0 +1,114 @@
+"""Checking a bot configuration that came from outside (a share link or an import).
+
+Such input is untrusted. Only the known configuration fields are taken, each with its type and
+length checked; a provider id the registry does not know is refused; and anything that could
+carry a key or send one elsewhere (`k`, keys, base URLs, headers, hosts) is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.providers.registry import UnknownProviderError, get_provider
+from byok_tui.storage.store import BotConfig
+
+NAME_MAX = 100
+MODEL_MAX = 200
+SYSTEM_PROMPT_MAX = 20_000
+MAX_TOKENS_MAX = 1_000_000
+
+KNOWN_FIELDS = ("name", "provider", "model", "system_prompt", "temperature", "max_tokens")
+# Named in the report so that the user knows a link tried to carry or redirect a key.
+KEY_CARRYING_FIELDS = frozenset(
+    {
+        "k",
+        "key",
+        "api_key",
+        "apikey",
+        "apiKey",
+        "token",
+        "authorization",
+        "headers",
+        "base_url",
+        "baseUrl",
+        "baseURL",
+        "url",
+        "endpoint",
+        "host",
+        "proxy",
+    }
+)
+
+
+class BotInputError(ByokError):
+    kind = ErrorKind.USAGE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, remedy="Ask the sender for a new link or file; nothing changed.")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedBot:
+    config: BotConfig
+    dropped: tuple[str, ...]  # fields that were present and not taken
+    dropped_key_fields: tuple[str, ...]  # the dropped ones that could carry or redirect a key
+
+
+def _text(data: dict[str, Any], field: str, limit: int, *, required: bool) -> str:
+    value = data.get(field, None if required else "")
+    if not isinstance(value, str):
+        raise BotInputError(f"the bot's {field} must be text")
+    if required and not value.strip():
+        raise BotInputError(f"the bot's {field} is empty")
+    if len(value) > limit:
+        raise BotInputError(f"the bot's {field} is longer than {limit} characters")
+    allowed_controls = "\n\t" if field == "system_prompt" else ""
+    if any(ord(c) < 32 and c not in allowed_controls for c in value):
+        raise BotInputError(f"the bot's {field} contains control characters")
+    return value
+
+
+def check_bot_fields(data: Any) -> CheckedBot:
+    if not isinstance(data, dict):
+        raise BotInputError("a bot must be a JSON object")
+    provider_id = _text(data, "provider", 40, required=True)
+    try:
+        get_provider(provider_id)
+    except UnknownProviderError as error:
+        raise BotInputError(str(error)) from None
+    temperature = data.get("temperature")
+    if temperature is not None:
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+            raise BotInputError("the bot's temperature must be a number")
+        if not math.isfinite(temperature) or not 0 <= temperature <= 2:
+            raise BotInputError("the bot's temperature must be between 0 and 2")
+    max_tokens = data.get("max_tokens", 4096)
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
+        raise BotInputError("the bot's max_tokens must be a whole number")
+    if not 1 <= max_tokens <= MAX_TOKENS_MAX:
+        raise BotInputError(f"the bot's max_tokens must be between 1 and {MAX_TOKENS_MAX}")
+    config = BotConfig(
+        name=_text(data, "name", NAME_MAX, required=True).strip(),
+        provider=provider_id,
+        model=_text(data, "model", MODEL_MAX, required=True).strip(),
+        system_prompt=_text(data, "system_prompt", SYSTEM_PROMPT_MAX, required=False),
+        temperature=float(temperature) if temperature is not None else None,
+        max_tokens=max_tokens,
+    )
+    dropped = tuple(sorted(str(f) for f in data if f not in KNOWN_FIELDS))
+    return CheckedBot(config, dropped, tuple(f for f in dropped if f in KEY_CARRYING_FIELDS))
+
+
+def bot_fields(config: BotConfig) -> dict[str, Any]:
+    """The shareable fields of a bot: never `k`, never any key."""
+    return {
+        "name": config.name,
+        "provider": config.provider,
+        "model": config.model,
+        "system_prompt": config.system_prompt,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+    }

@@ -1,0 +1,154 @@
+"""Opening the database: WAL, a busy timeout, versioned migrations, mode 0600.
+
+A file that is not a byok-tui database (corrupt, or another program's SQLite file) is reported
+by name and never written to.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from byok_tui.errors import ByokError, ErrorKind
+
+# Identifies our files (PRAGMA application_id): "BYOK" in ASCII.
+APPLICATION_ID = 0x42594F4B
+BUSY_TIMEOUT_MS = 10_000
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: bots, conversations, messages, settings
+    """
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL UNIQUE,
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        system_prompt TEXT NOT NULL DEFAULT '',
+        temperature REAL,
+        max_tokens INTEGER NOT NULL DEFAULT 4096,
+        k TEXT,
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TABLE conversations (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        bot_id INTEGER NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX conversations_by_bot ON conversations(bot_id, updated);
+    CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+        content TEXT NOT NULL DEFAULT '',
+        reasoning TEXT NOT NULL DEFAULT '',
+        provider TEXT,
+        model TEXT,
+        key_source TEXT,
+        status TEXT NOT NULL CHECK (status IN ('complete', 'partial', 'error')),
+        error_kind TEXT,
+        error_message TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
+    CREATE TABLE settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class DatabaseError(ByokError):
+    kind = ErrorKind.KEY_STORE  # same remedy: fix or move the named file; it was not changed
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        super().__init__(
+            f"cannot use the database {path}: {problem}",
+            remedy="Move the file aside (byok-tui then starts a new one); it was not changed.",
+        )
+
+
+def _check_header(path: Path) -> None:
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(_SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise DatabaseError(path, error.strerror or "it cannot be read") from None
+    if header and header != _SQLITE_HEADER:
+        raise DatabaseError(path, "it is not an SQLite database (corrupt or another kind of file)")
+
+
+def _create_private(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating or migrating as needed) the byok-tui database at `path`."""
+    _check_header(path)
+    _create_private(path)
+    try:
+        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    except sqlite3.Error as error:
+        raise DatabaseError(path, str(error)) from None
+    try:
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _migrate(path, connection)
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise DatabaseError(path, f"it is damaged ({error})") from None
+    except DatabaseError:
+        connection.close()
+        raise
+    connection.row_factory = sqlite3.Row
+    return connection
+
+
+def _migrate(path: Path, connection: sqlite3.Connection) -> None:
+    connection.execute("BEGIN IMMEDIATE")  # one process migrates; others wait, then see it done
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if application_id != APPLICATION_ID and (tables or version):
+            raise DatabaseError(path, "it is another program's database, not byok-tui's")
+        if version > SCHEMA_VERSION:
+            raise DatabaseError(
+                path, f"it was written by a newer byok-tui (schema {version}); upgrade byok-tui"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[number]):
+                connection.execute(statement)
+        if version < SCHEMA_VERSION:
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    # executescript() would commit our transaction first; run statement by statement instead.
+    return [s.strip() for s in script.split(";") if s.strip()]

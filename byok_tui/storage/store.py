@@ -1,0 +1,352 @@
+"""Bots, conversations and messages: the repository every front end uses.
+
+One SQLite connection per thread (the app reads and writes from worker threads). The per-bot
+key is read only by `bot_key`, which registers it with the redaction layer; `Bot` objects
+carry whether a key is set, never the key itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from byok_tui.errors import ByokError
+from byok_tui.keys import normalize_key
+from byok_tui.redaction import redact, remember_secret
+from byok_tui.storage.db import connect
+
+# A reply is 'partial' from its first byte until it completes, so that a process killed
+# mid-stream leaves it marked partial with no recovery step.
+MessageStatus = Literal["complete", "partial", "error"]
+DEFAULT_BOT_NAME = "Default"
+
+
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    """A bot's shareable configuration: everything but the per-bot key."""
+
+    name: str
+    provider: str
+    model: str
+    system_prompt: str = ""
+    temperature: float | None = None
+    max_tokens: int = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    id: int
+    uuid: str
+    config: BotConfig
+    has_key: bool
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: int
+    uuid: str
+    bot_id: int
+    title: str
+    created: float
+    updated: float
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: int
+    uuid: str
+    conversation_id: int
+    role: Literal["user", "assistant"]
+    content: str
+    reasoning: str
+    provider: str | None
+    model: str | None
+    key_source: str | None
+    status: MessageStatus
+    error_kind: str | None
+    error_message: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    created: float
+
+
+class NotFoundError(ByokError):
+    pass
+
+
+def _bot(row: sqlite3.Row) -> Bot:
+    config = BotConfig(
+        name=row["name"],
+        provider=row["provider"],
+        model=row["model"],
+        system_prompt=row["system_prompt"],
+        temperature=row["temperature"],
+        max_tokens=row["max_tokens"],
+    )
+    return Bot(row["id"], row["uuid"], config, bool(row["k"]))
+
+
+def _conversation(row: sqlite3.Row) -> Conversation:
+    return Conversation(
+        row["id"], row["uuid"], row["bot_id"], row["title"], row["created"], row["updated"]
+    )
+
+
+def _message(row: sqlite3.Row) -> Message:
+    return Message(**{name: row[name] for name in Message.__slots__})
+
+
+class Store:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self.connection()  # open (and migrate) now, so a bad file is reported at once
+
+    def connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = connect(self.path)
+            self._local.connection = connection
+        return connection
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        connection = self.connection()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def _one(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.connection().execute(sql, args).fetchone()
+        return row
+
+    # Bots ----------------------------------------------------------------------------------
+
+    def bots(self) -> list[Bot]:
+        rows = self.connection().execute("SELECT * FROM bots ORDER BY name COLLATE NOCASE")
+        return [_bot(row) for row in rows]
+
+    def bot(self, name_or_id: str | int) -> Bot:
+        column = "id" if isinstance(name_or_id, int) else "name"
+        row = self._one(f"SELECT * FROM bots WHERE {column} = ?", name_or_id)  # noqa: S608
+        if row is None:
+            names = ", ".join(b.name for b in self.bots()) or "none"
+            raise NotFoundError(f"no bot named {name_or_id!r} (bots: {names})")
+        return _bot(row)
+
+    def default_bot(self, provider: str, model: str) -> Bot:
+        """The bot used when none is chosen; created on first start."""
+        row = self._one("SELECT * FROM bots WHERE name = ?", DEFAULT_BOT_NAME)
+        if row is not None:
+            return _bot(row)
+        return self.create_bot(BotConfig(DEFAULT_BOT_NAME, provider, model))
+
+    def create_bot(self, config: BotConfig, *, bot_uuid: str | None = None) -> Bot:
+        now = time.time()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
+                " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    bot_uuid or str(uuid.uuid4()),
+                    config.name,
+                    config.provider,
+                    config.model,
+                    config.system_prompt,
+                    config.temperature,
+                    config.max_tokens,
+                    now,
+                    now,
+                ),
+            )
+        return self.bot(int(cursor.lastrowid or 0))
+
+    def update_bot(self, bot_id: int, config: BotConfig) -> Bot:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE bots SET name = ?, provider = ?, model = ?, system_prompt = ?,"
+                " temperature = ?, max_tokens = ?, updated = ? WHERE id = ?",
+                (
+                    config.name,
+                    config.provider,
+                    config.model,
+                    config.system_prompt,
+                    config.temperature,
+                    config.max_tokens,
+                    time.time(),
+                    bot_id,
+                ),
+            )
+        return self.bot(bot_id)
+
+    def delete_bot(self, bot_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM bots WHERE id = ?", (bot_id,))
+
+    def bot_key(self, bot_id: int) -> str | None:
+        """The per-bot key (`k`), read at call time so a change applies to the next message."""
+        row = self._one("SELECT k FROM bots WHERE id = ?", bot_id)
+        key = row["k"] if row is not None else None
+        remember_secret(key)
+        return key or None
+
+    def set_bot_key(self, bot_id: int, raw_key: str | None) -> bool:
+        """Set the per-bot key (normalised like a global key); empty or None clears it."""
+        key = normalize_key(raw_key or "") or None
+        remember_secret(key)
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE bots SET k = ?, updated = ? WHERE id = ?", (key, time.time(), bot_id)
+            )
+        return key is not None
+
+    # Conversations -------------------------------------------------------------------------
+
+    def conversations(self, bot_id: int) -> list[Conversation]:
+        rows = self.connection().execute(
+            "SELECT * FROM conversations WHERE bot_id = ? ORDER BY updated DESC, id DESC",
+            (bot_id,),
+        )
+        return [_conversation(row) for row in rows]
+
+    def conversation(self, conversation_id: int) -> Conversation:
+        row = self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)
+        if row is None:
+            raise NotFoundError(f"no conversation {conversation_id}")
+        return _conversation(row)
+
+    def create_conversation(self, bot_id: int, title: str) -> Conversation:
+        now = time.time()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (str(uuid.uuid4()), bot_id, title, now, now),
+            )
+        return self.conversation(int(cursor.lastrowid or 0))
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE conversations SET title = ?, updated = ? WHERE id = ?",
+                (title, time.time(), conversation_id),
+            )
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    # Messages ------------------------------------------------------------------------------
+
+    def messages(self, conversation_id: int) -> list[Message]:
+        rows = self.connection().execute(
+            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+        )
+        return [_message(row) for row in rows]
+
+    def message(self, message_id: int) -> Message:
+        row = self._one("SELECT * FROM messages WHERE id = ?", message_id)
+        if row is None:
+            raise NotFoundError(f"no message {message_id}")
+        return _message(row)
+
+    def add_message(
+        self,
+        conversation_id: int,
+        role: Literal["user", "assistant"],
+        content: str,
+        *,
+        status: MessageStatus = "complete",
+        provider: str | None = None,
+        model: str | None = None,
+        key_source: str | None = None,
+    ) -> Message:
+        now = time.time()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO messages (uuid, conversation_id, role, content, provider, model,"
+                " key_source, status, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    str(uuid.uuid4()),
+                    conversation_id,
+                    role,
+                    content,
+                    provider,
+                    model,
+                    key_source,
+                    status,
+                    now,
+                    now,
+                ),
+            )
+            db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
+        return self.message(int(cursor.lastrowid or 0))
+
+    def save_reply(
+        self,
+        message_id: int,
+        *,
+        content: str,
+        reasoning: str,
+        status: MessageStatus,
+        error_kind: str | None = None,
+        error_message: str | None = None,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+    ) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE messages SET content = ?, reasoning = ?, status = ?, error_kind = ?,"
+                " error_message = ?, input_tokens = ?, output_tokens = ?, updated = ?"
+                " WHERE id = ?",
+                (
+                    content,
+                    reasoning,
+                    status,
+                    error_kind,
+                    redact(error_message) if error_message else None,
+                    input_tokens,
+                    output_tokens,
+                    time.time(),
+                    message_id,
+                ),
+            )
+
+    # Settings ------------------------------------------------------------------------------
+
+    def settings(self) -> dict[str, str]:
+        rows = self.connection().execute("SELECT name, value FROM settings")
+        return {row["name"]: row["value"] for row in rows}
+
+    def set_setting(self, name: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO settings (name, value) VALUES (?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
+
+
+def with_config(bot: Bot, **changes: Any) -> BotConfig:
+    return replace(bot.config, **changes)

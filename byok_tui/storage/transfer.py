@@ -1,0 +1,269 @@
+"""Export All Data and import (seed 3 and 5).
+
+The export is one versioned JSON document with every bot, conversation, message and setting,
+and no key of any kind: no `k`, no global or environment key, and any known key value that
+found its way into a message is replaced. Import merges by uuid (a second import of the same
+file changes nothing), never reads or writes keys, and changes nothing at all unless the
+whole file is valid.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from byok_tui.redaction import redact_known_secrets, remember_secret
+from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
+from byok_tui.storage.store import Store
+
+EXPORT_FORMAT = "byok-tui-export"
+EXPORT_VERSION = 1
+MAX_TEXT = 10 * 1024 * 1024
+_MESSAGE_FIELDS = (
+    "uuid",
+    "role",
+    "content",
+    "reasoning",
+    "provider",
+    "model",
+    "key_source",
+    "status",
+    "error_kind",
+    "error_message",
+    "input_tokens",
+    "output_tokens",
+    "created",
+)
+
+
+class ExportFormatError(BotInputError):
+    """A file that is not a byok-tui export this version can read."""
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_known_secrets(value)
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def export_all(store: Store, known_keys: Iterable[str]) -> bytes:
+    """Every bot, conversation, message and setting, as JSON bytes without any key."""
+    for key in known_keys:
+        remember_secret(key)
+    bots = store.bots()
+    for bot in bots:
+        store.bot_key(bot.id)  # registers the per-bot key, so a copy in a message is caught
+    db = store.connection()
+    conversations = []
+    for bot in bots:
+        for conversation in store.conversations(bot.id):
+            rows = db.execute(
+                f"SELECT {', '.join(_MESSAGE_FIELDS)} FROM messages"  # noqa: S608
+                " WHERE conversation_id = ? ORDER BY id",
+                (conversation.id,),
+            )
+            conversations.append(
+                {
+                    "uuid": conversation.uuid,
+                    "bot_uuid": bot.uuid,
+                    "title": conversation.title,
+                    "created": conversation.created,
+                    "updated": conversation.updated,
+                    "messages": [dict(row) for row in rows],
+                }
+            )
+    document = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "bots": [{"uuid": b.uuid, **bot_fields(b.config)} for b in bots],
+        "conversations": conversations,
+        "settings": store.settings(),
+    }
+    return json.dumps(_scrub(document), ensure_ascii=False, indent=1).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    bots_added: int
+    conversations_added: int
+    messages_added: int
+    dropped_fields: tuple[str, ...]
+
+
+def _require(condition: bool, problem: str) -> None:
+    if not condition:
+        raise ExportFormatError(f"the file is not a valid byok-tui export: {problem}")
+
+
+def _uuid(value: Any) -> str:
+    _require(isinstance(value, str) and 0 < len(value) <= 64, "a uuid is missing or malformed")
+    return str(value)
+
+
+def _number(value: Any, what: str) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    _require(ok, f"{what} must be a number")
+    return float(value)
+
+
+def _check_message(raw: Any) -> dict[str, Any]:
+    _require(isinstance(raw, dict), "a message must be an object")
+    message = {name: raw.get(name) for name in _MESSAGE_FIELDS}
+    message["uuid"] = _uuid(message["uuid"])
+    _require(message["role"] in ("user", "assistant"), "a message role is not user/assistant")
+    _require(message["status"] in ("complete", "partial", "error"), "a message status is unknown")
+    for name in ("content", "reasoning"):
+        value = message[name] if message[name] is not None else ""
+        _require(isinstance(value, str) and len(value) <= MAX_TEXT, f"message {name} is invalid")
+        message[name] = value
+    for name in ("provider", "model", "key_source", "error_kind", "error_message"):
+        value = message[name]
+        _require(
+            value is None or (isinstance(value, str) and len(value) <= 10_000),
+            f"message {name} is invalid",
+        )
+    for name in ("input_tokens", "output_tokens"):
+        value = message[name]
+        _require(
+            value is None or (isinstance(value, int) and not isinstance(value, bool)),
+            f"message {name} is invalid",
+        )
+    message["created"] = _number(message["created"], "a message time")
+    return message
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ExportFormatError("the file is not a byok-tui export (it is not JSON)") from None
+    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+        raise ExportFormatError("the file is not a byok-tui export")
+    raw_version = document.get("version")
+    _require(isinstance(raw_version, int) and not isinstance(raw_version, bool), "no version")
+    version = int(raw_version)  # type: ignore[arg-type]
+    if version > EXPORT_VERSION:
+        raise ExportFormatError(
+            f"the export is format version {version}, newer than this byok-tui reads "
+            f"({EXPORT_VERSION}); upgrade byok-tui"
+        )
+    _require(isinstance(document.get("bots"), list), "bots must be a list")
+    _require(isinstance(document.get("conversations"), list), "conversations must be a list")
+    _require(isinstance(document.get("settings", {}), dict), "settings must be an object")
+    return document
+
+
+def import_all(store: Store, raw: bytes) -> ImportSummary:
+    document = _parse(raw)
+    bots = []
+    dropped: set[str] = set()
+    for entry in document["bots"]:
+        checked = check_bot_fields(
+            {k: v for k, v in entry.items() if k != "uuid"} if isinstance(entry, dict) else entry
+        )
+        dropped.update(checked.dropped)
+        bots.append((_uuid(entry.get("uuid")), checked.config))
+    known_bots = {uuid for uuid, _ in bots}
+    conversations = []
+    for entry in document["conversations"]:
+        _require(isinstance(entry, dict), "a conversation must be an object")
+        _require(entry.get("bot_uuid") in known_bots, "a conversation names an unknown bot")
+        title = entry.get("title")
+        _require(isinstance(title, str) and len(title) <= 1000, "a conversation title is invalid")
+        messages = entry.get("messages")
+        _require(isinstance(messages, list), "a conversation's messages must be a list")
+        conversations.append(
+            (
+                _uuid(entry.get("uuid")),
+                entry["bot_uuid"],
+                title,
+                _number(entry.get("created"), "a conversation time"),
+                _number(entry.get("updated"), "a conversation time"),
+                [_check_message(m) for m in messages],
+            )
+        )
+    settings = document.get("settings", {})
+    _require(
+        all(isinstance(k, str) and isinstance(v, str) for k, v in settings.items()),
+        "settings must map names to text",
+    )
+
+    added = [0, 0, 0]
+    with store.transaction() as db:  # all or nothing
+        bot_ids: dict[str, int] = {}
+        for bot_uuid, config in bots:
+            row = db.execute("SELECT id FROM bots WHERE uuid = ?", (bot_uuid,)).fetchone()
+            if row is not None:
+                bot_ids[bot_uuid] = row[0]
+                continue
+            name = _free_name(db, config.name)
+            now = time.time()
+            cursor = db.execute(  # k is never set from an import
+                "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
+                " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    bot_uuid,
+                    name,
+                    config.provider,
+                    config.model,
+                    config.system_prompt,
+                    config.temperature,
+                    config.max_tokens,
+                    now,
+                    now,
+                ),
+            )
+            bot_ids[bot_uuid] = int(cursor.lastrowid or 0)
+            added[0] += 1
+        for conv_uuid, bot_uuid, title, created, updated, messages in conversations:
+            row = db.execute("SELECT id FROM conversations WHERE uuid = ?", (conv_uuid,)).fetchone()
+            if row is None:
+                cursor = db.execute(
+                    "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (conv_uuid, bot_ids[bot_uuid], title, created, updated),
+                )
+                conversation_id = int(cursor.lastrowid or 0)
+                added[1] += 1
+            else:
+                conversation_id = row[0]
+            for message in messages:
+                exists = db.execute(
+                    "SELECT 1 FROM messages WHERE uuid = ?", (message["uuid"],)
+                ).fetchone()
+                if exists:
+                    continue
+                db.execute(
+                    f"INSERT INTO messages (conversation_id, {', '.join(_MESSAGE_FIELDS)},"  # noqa: S608
+                    f" updated) VALUES (?, {', '.join('?' * len(_MESSAGE_FIELDS))}, ?)",
+                    (conversation_id, *(message[f] for f in _MESSAGE_FIELDS), message["created"]),
+                )
+                added[2] += 1
+        for name, value in settings.items():
+            db.execute(
+                "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",
+                (name, value),
+            )
+    return ImportSummary(added[0], added[1], added[2], tuple(sorted(dropped)))
+
+
+def free_bot_name(store: Store, name: str) -> str:
+    """`name`, or `name (2)`, `name (3)`… whichever no bot has yet."""
+    return _free_name(store.connection(), name)
+
+
+def _free_name(db: Any, name: str) -> str:
+    candidate, number = name, 2
+    while db.execute("SELECT 1 FROM bots WHERE name = ?", (candidate,)).fetchone():
+        candidate = f"{name} ({number})"
+        number += 1
+    return candidate
