@@ -8,6 +8,7 @@ the app and `byok-tui ask` both drive this.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ class ReplyRecorder:
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.usage: Usage | None = None
+        self._dirty = False
 
     def add(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta):
@@ -61,13 +63,20 @@ class ReplyRecorder:
             self.usage = event
         else:
             return
+        self._dirty = True
         if self._clock() - self._last_flush >= FLUSH_SECONDS:
+            self.flush("partial")
+
+    def flush_pending(self) -> None:
+        """Save what arrived since the last flush, if anything did."""
+        if self._dirty:
             self.flush("partial")
 
     def flush(
         self, status: str, error_kind: str | None = None, error_message: str | None = None
     ) -> None:
         self._last_flush = self._clock()
+        self._dirty = False
         self._store.save_reply(
             self._message_id,
             content="".join(self.text),
@@ -157,6 +166,8 @@ class ConversationService:
             max_tokens=config.max_tokens,
         )
         finished = False
+        # Also flush on a timer: text followed by a long silence must not wait in memory.
+        flusher = asyncio.create_task(_flush_every_second(recorder))
         try:
             async for event in self._client.stream_chat(provider, request, key=key):
                 recorder.add(event)
@@ -164,13 +175,22 @@ class ConversationService:
                     finished = True
                 yield event
         except ByokError as error:
+            flusher.cancel()
             recorder.flush(
                 "partial" if recorder.text else "error", error.kind.value, error.one_line()
             )
             raise
         except BaseException:  # cancelled by the user (Escape), SIGTERM, or the app quitting
+            flusher.cancel()
             recorder.flush(
                 "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
             )
             raise
+        flusher.cancel()
         recorder.flush("complete" if finished else "partial")
+
+
+async def _flush_every_second(recorder: ReplyRecorder) -> None:
+    while True:
+        await asyncio.sleep(FLUSH_SECONDS)
+        recorder.flush_pending()

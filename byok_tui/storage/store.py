@@ -82,7 +82,8 @@ class Message:
 
 
 class NotFoundError(ByokError):
-    pass
+    def __init__(self, message: str) -> None:
+        super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
 
 
 def _bot(row: sqlite3.Row) -> Bot:
@@ -157,10 +158,14 @@ class Store:
 
     def default_bot(self, provider: str, model: str) -> Bot:
         """The bot used when none is chosen; created on first start."""
-        row = self._one("SELECT * FROM bots WHERE name = ?", DEFAULT_BOT_NAME)
-        if row is not None:
-            return _bot(row)
-        return self.create_bot(BotConfig(DEFAULT_BOT_NAME, provider, model))
+        now = time.time()
+        with self.transaction() as db:  # check and create at once: two first starts race
+            db.execute(
+                "INSERT INTO bots (uuid, name, provider, model, created, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
+                (str(uuid.uuid4()), DEFAULT_BOT_NAME, provider, model, now, now),
+            )
+        return self.bot(DEFAULT_BOT_NAME)
 
     def create_bot(self, config: BotConfig, *, bot_uuid: str | None = None) -> Bot:
         now = time.time()

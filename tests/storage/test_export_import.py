@@ -1,0 +1,185 @@
+"""Export All Data never carries a key; import merges and never touches keys."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.storage.bot_fields import BotInputError
+from byok_tui.storage.store import BotConfig, Store
+from byok_tui.storage.transfer import EXPORT_VERSION, ExportFormatError, export_all, import_all
+from tests.support.cli import run_cli
+from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
+
+ODD_GLOBAL = "odd-global-key-no-shape-1"
+
+
+def fill(store: Store) -> None:
+    bot = store.create_bot(BotConfig("Coder", "groq", "llama-3.3-70b-versatile", "Be terse.", 0.2))
+    store.set_bot_key(bot.id, PER_BOT_KEY)
+    conversation = store.create_conversation(bot.id, "Pasted my key by mistake")
+    store.add_message(conversation.id, "user", f"my key is {FAKE_KEYS['groq']} and {ODD_GLOBAL}")
+    reply = store.add_message(conversation.id, "assistant", "", status="partial")
+    store.save_reply(
+        reply.id,
+        content="Never paste keys ✓",
+        reasoning="hm",
+        status="complete",
+        input_tokens=3,
+        output_tokens=4,
+    )
+    store.set_setting("theme", "nord")
+
+
+def all_secrets() -> list[str]:
+    return [*FAKE_KEYS.values(), PER_BOT_KEY, ENV_KEY, ODD_GLOBAL]
+
+
+def test_the_export_contains_no_key_of_any_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = open_key_store(app_paths())
+    for provider_id, key in FAKE_KEYS.items():
+        keys.set(entry_name(provider_id), key)
+    keys.set(entry_name("mistral"), ODD_GLOBAL)
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    store = Store(app_paths().data_dir / "byok-tui.sqlite3")
+    fill(store)
+    store.close()
+    result = run_cli("export")
+    assert result.returncode == 0, result.stderr
+    exported = result.stdout
+    assert '"format": "byok-tui-export"' in exported
+    for secret in all_secrets():
+        assert secret not in exported
+    assert '"k"' not in exported
+    assert "Never paste keys ✓" in exported  # the data itself is all there
+
+
+def test_export_to_a_file_is_private_and_says_no_keys(tmp_path) -> None:
+    Store(app_paths().data_dir / "byok-tui.sqlite3").close()
+    target = tmp_path / "all.json"
+    result = run_cli("export", str(target))
+    assert result.returncode == 0
+    assert "no keys included" in result.stderr
+    assert (target.stat().st_mode & 0o777) == 0o600
+
+
+def test_export_then_import_round_trips_everything_but_keys(tmp_path, monkeypatch) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    exported = export_all(source, [ODD_GLOBAL])
+    target = Store(tmp_path / "target.sqlite3")
+    summary = import_all(target, exported)
+    assert (summary.bots_added, summary.conversations_added, summary.messages_added) == (1, 1, 2)
+    bot = target.bot("Coder")
+    assert bot.config == source.bot("Coder").config
+    assert not bot.has_key
+    assert target.bot_key(bot.id) is None
+    got = target.messages(target.conversations(bot.id)[0].id)
+    want = source.messages(source.conversations(source.bot("Coder").id)[0].id)
+    assert [(m.role, m.status, m.reasoning, m.output_tokens) for m in got] == [
+        (m.role, m.status, m.reasoning, m.output_tokens) for m in want
+    ]
+    assert got[1].content == want[1].content
+    assert ODD_GLOBAL not in got[0].content  # a key pasted into a message was scrubbed
+    assert target.settings() == {"theme": "nord"}
+
+
+def test_importing_the_same_file_twice_duplicates_nothing(tmp_path) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    exported = export_all(source, [])
+    target = Store(tmp_path / "target.sqlite3")
+    import_all(target, exported)
+    again = import_all(target, exported)
+    assert (again.bots_added, again.conversations_added, again.messages_added) == (0, 0, 0)
+    assert len(target.bots()) == 1
+
+
+def test_a_bot_name_clash_keeps_both_bots(tmp_path) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    target = Store(tmp_path / "target.sqlite3")
+    target.create_bot(BotConfig("Coder", "openai", "gpt-5.5"))
+    import_all(target, export_all(source, []))
+    assert sorted(b.name for b in target.bots()) == ["Coder", "Coder (2)"]
+
+
+def test_an_import_never_reads_a_key_from_the_file(tmp_path) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    document = json.loads(export_all(source, []))
+    document["bots"][0]["k"] = "sk-injected-" + "i" * 40
+    document["bots"][0]["base_url"] = "https://evil.example/v1"
+    target = Store(tmp_path / "target.sqlite3")
+    summary = import_all(target, json.dumps(document).encode())
+    assert summary.dropped_fields == ("base_url", "k")
+    assert target.bot_key(target.bot("Coder").id) is None
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"not json", "not JSON"),
+        (b'{"format": "something-else"}', "not a byok-tui export"),
+        (
+            json.dumps(
+                {
+                    "format": "byok-tui-export",
+                    "version": EXPORT_VERSION + 1,
+                    "bots": [],
+                    "conversations": [],
+                }
+            ).encode(),
+            "newer",
+        ),
+        (
+            json.dumps(
+                {
+                    "format": "byok-tui-export",
+                    "version": 1,
+                    "bots": [{"uuid": "b1", "name": "x", "provider": "nosuch", "model": "m"}],
+                    "conversations": [],
+                }
+            ).encode(),
+            "unknown provider",
+        ),
+    ],
+)
+def test_a_file_that_is_not_a_valid_export_changes_nothing(
+    tmp_path, content: bytes, words: str
+) -> None:
+    target = Store(tmp_path / "target.sqlite3")
+    target.create_bot(BotConfig("Existing", "openai", "gpt-5.5"))
+    with pytest.raises((ExportFormatError, BotInputError)) as raised:
+        import_all(target, content)
+    assert words in str(raised.value)
+    assert [b.name for b in target.bots()] == ["Existing"]
+
+
+def test_a_bad_message_deep_in_the_file_changes_nothing(tmp_path) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    document = json.loads(export_all(source, []))
+    document["conversations"][0]["messages"][1]["role"] = "system"
+    target = Store(tmp_path / "target.sqlite3")
+    with pytest.raises(ExportFormatError, match="role"):
+        import_all(target, json.dumps(document).encode())
+    assert target.bots() == []
+
+
+def test_import_cli_reports_what_it_did(tmp_path) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    path = tmp_path / "export.json"
+    path.write_bytes(export_all(source, []))
+    result = run_cli("import", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "Imported 1 bots, 1 conversations, 2 messages" in result.stdout
+    broken = tmp_path / "broken.json"
+    broken.write_text("{]")
+    failed = run_cli("import", str(broken))
+    assert failed.returncode == 2
+    assert "not a byok-tui export" in failed.stderr

@@ -1,0 +1,241 @@
+"""Nothing the user typed or received is ever lost: not on errors, cancels, kills."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from byok_tui.conversation import ConversationService, ReplyRecorder
+from byok_tui.keys import KeyStore, NoApiKeyError, entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.providers.client import ProviderClient, Timeouts
+from byok_tui.providers.errors import ProviderError
+from byok_tui.providers.types import TextDelta
+from byok_tui.storage.store import Store
+from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
+
+KEY = "sk-proj-" + "N" * 60
+
+
+def piece(text: str) -> dict:
+    return {"choices": [{"index": 0, "delta": {"content": text}}]}
+
+
+FINISH = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store(app_paths().data_dir / "byok-tui.sqlite3")
+
+
+@pytest.fixture
+def keys() -> KeyStore:
+    keystore = open_key_store(app_paths())
+    keystore.set(entry_name("openai"), KEY)
+    return keystore
+
+
+def service_for(store: Store, keys: KeyStore, server: ProviderServer) -> ConversationService:
+    client = ProviderClient(
+        keys,
+        environ={"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"},
+        timeouts=Timeouts(connect=2, read=5),
+    )
+    return ConversationService(store, client)
+
+
+async def run(service: ConversationService, store: Store, text: str | None = "Hello?") -> str:
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = (store.conversations(bot.id) or [store.create_conversation(bot.id, "t")])[0]
+    received = []
+    async for event in service.send(bot, conversation, text):
+        if isinstance(event, TextDelta):
+            received.append(event.text)
+    return "".join(received)
+
+
+def only_conversation(store: Store) -> list:
+    bot = store.bots()[0]
+    return store.messages(store.conversations(bot.id)[0].id)
+
+
+async def test_a_complete_exchange_is_stored_with_provider_model_and_key_source(
+    store: Store, keys: KeyStore
+) -> None:
+    with provider_server() as server:
+        server.reply_with(Reply(steps=sse(piece("Hi "), piece("there"), FINISH, done=True)))
+        assert await run(service_for(store, keys, server), store) == "Hi there"
+    user, reply = only_conversation(store)
+    assert (user.role, user.content, user.status) == ("user", "Hello?", "complete")
+    assert (reply.content, reply.status) == ("Hi there", "complete")
+    assert (reply.provider, reply.model, reply.key_source) == ("openai", "gpt-5.5", "global")
+    assert KEY not in repr(reply)
+
+
+async def test_a_dropped_connection_keeps_the_message_the_partial_reply_and_the_error(
+    store: Store, keys: KeyStore
+) -> None:
+    with provider_server() as server:
+        server.reply_with(Reply(steps=sse(piece("Half a "), piece("reply")), abort=True))
+        with pytest.raises(ProviderError):
+            await run(service_for(store, keys, server), store)
+    user, reply = only_conversation(store)
+    assert user.content == "Hello?"
+    assert (reply.content, reply.status, reply.error_kind) == (
+        "Half a reply",
+        "partial",
+        "truncated",
+    )
+    assert "dropped" in (reply.error_message or "")
+
+
+async def test_an_error_before_any_text_is_stored_as_an_error_with_its_message(
+    store: Store, keys: KeyStore
+) -> None:
+    with provider_server() as server:
+        server.reply_with(
+            Reply(401, {"content-type": "application/json"}, [b'{"error":{"message":"bad key"}}'])
+        )
+        with pytest.raises(ProviderError):
+            await run(service_for(store, keys, server), store)
+    user, reply = only_conversation(store)
+    assert user.content == "Hello?"
+    assert (reply.status, reply.error_kind) == ("error", "auth")
+    assert "bad key" in (reply.error_message or "")
+
+
+async def test_no_key_stores_the_message_and_the_error_and_sends_nothing(
+    store: Store, keys: KeyStore
+) -> None:
+    keys.delete(entry_name("openai"))
+    with provider_server() as server:
+        with pytest.raises(NoApiKeyError):
+            await run(service_for(store, keys, server), store)
+        assert server.requests == []
+    user, reply = only_conversation(store)
+    assert user.content == "Hello?"
+    assert (reply.status, reply.error_kind) == ("error", "no_key")
+
+
+async def test_retry_after_fixing_the_key_resends_the_same_message_once(
+    store: Store, keys: KeyStore
+) -> None:
+    keys.delete(entry_name("openai"))
+    with provider_server() as server:
+        server.reply_with(Reply(steps=sse(piece("Fixed"), FINISH, done=True)))
+        service = service_for(store, keys, server)
+        with pytest.raises(NoApiKeyError):
+            await run(service, store)
+        keys.set(entry_name("openai"), KEY)
+        assert await run(service, store, text=None) == "Fixed"
+        sent = server.requests[0].json["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"] == ["Hello?"]
+    assert [m.status for m in only_conversation(store)] == ["complete", "error", "complete"]
+
+
+async def test_stopping_a_reply_keeps_what_arrived_marked_partial(
+    store: Store, keys: KeyStore
+) -> None:
+    with provider_server() as server:
+        server.reply_with(Reply(steps=[*sse(piece("Kept")), 5.0, *sse(FINISH, done=True)]))
+        service = service_for(store, keys, server)
+        bot = store.default_bot("openai", "gpt-5.5")
+        conversation = store.create_conversation(bot.id, "t")
+
+        async def consume() -> None:
+            async for _event in service.send(bot, conversation, "Hello?"):
+                pass
+
+        task = asyncio.create_task(consume())
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if any(m.content == "Kept" for m in store.messages(conversation.id)) or (
+                len(server.requests) and task.done()
+            ):
+                break
+        await asyncio.sleep(0.2)
+        task.cancel()  # what Escape does
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    reply = store.messages(conversation.id)[-1]
+    assert (reply.content, reply.status) == ("Kept", "partial")
+
+
+def test_the_recorder_flushes_at_least_once_a_second(store: Store) -> None:
+    now = [0.0]
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "t")
+    reply = store.add_message(conversation.id, "assistant", "", status="partial")
+    recorder = ReplyRecorder(store, reply.id, clock=lambda: now[0])
+    recorder.add(TextDelta("a"))
+    assert store.message(reply.id).content == ""  # not yet: less than a second
+    now[0] = 1.0
+    recorder.add(TextDelta("b"))
+    assert store.message(reply.id).content == "ab"
+
+
+SLOW_STREAM = [
+    *sse(piece("First part. ")),
+    0.3,
+    *sse(piece("Second part. ")),
+    30.0,
+    *sse(FINISH, done=True),
+]
+
+
+def start_ask(server: ProviderServer) -> subprocess.Popen[str]:
+    env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
+    return subprocess.Popen(
+        [sys.executable, "-m", "byok_tui", "ask", "-p", "openai", "Tell me a long story"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_reply_text(path: Path, text: str, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if path.exists():
+            store = Store(path)
+            try:
+                for bot in store.bots():
+                    for conversation in store.conversations(bot.id):
+                        if any(text in m.content for m in store.messages(conversation.id)):
+                            return
+            finally:
+                store.close()
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never reached the database")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_process_killed_mid_reply_leaves_the_message_and_the_partial_reply(
+    sig: signal.Signals,
+) -> None:
+    db = app_paths().data_dir / "byok-tui.sqlite3"
+    with provider_server() as server:
+        server.reply_with(Reply(steps=SLOW_STREAM))
+        proc = start_ask(server)
+        try:
+            wait_for_reply_text(db, "Second part.", time.monotonic() + 30)
+        finally:
+            proc.send_signal(sig)
+            proc.wait(timeout=30)
+    store = Store(db)
+    bot = store.bots()[0]
+    user, reply = store.messages(store.conversations(bot.id)[0].id)
+    assert user.content == "Tell me a long story"
+    assert reply.content == "First part. Second part. "
+    assert reply.status == "partial"
+    if sig is signal.SIGTERM:
+        assert proc.returncode == 143
+        assert reply.error_kind == "truncated"

@@ -1,0 +1,154 @@
+"""Share links carry a bot's configuration only; hostile links are refused or stripped."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from byok_tui.paths import app_paths
+from byok_tui.providers.registry import provider_ids
+from byok_tui.storage.bot_fields import BotInputError
+from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link
+from byok_tui.storage.store import BotConfig, Store
+from tests.support.cli import run_cli
+from tests.support.keys import PER_BOT_KEY
+
+
+def link_of(payload: object) -> str:
+    raw = json.dumps(payload).encode()
+    return "byok-tui://bot?v=1&c=" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+GOOD: dict[str, Any] = {
+    "name": "Coder",
+    "provider": "groq",
+    "model": "llama-3.3-70b-versatile",
+    "system_prompt": "Be terse.",
+    "temperature": 0.2,
+    "max_tokens": 2048,
+}
+
+# Everything from space upwards, short of the surrogates (which UTF-8 cannot carry).
+PRINTABLE = st.characters(min_codepoint=32, max_codepoint=0xD7FF)
+configs = st.builds(
+    BotConfig,
+    name=st.text(PRINTABLE, min_size=1, max_size=100).filter(
+        lambda s: s.strip() == s and s.strip()
+    ),
+    provider=st.sampled_from(provider_ids()),
+    model=st.text(PRINTABLE, min_size=1, max_size=200).filter(
+        lambda s: s.strip() == s and s.strip()
+    ),
+    system_prompt=st.text(PRINTABLE | st.sampled_from("\n\t"), max_size=500),
+    temperature=st.none() | st.floats(0, 2, allow_nan=False),
+    max_tokens=st.integers(1, 1_000_000),
+)
+
+
+@settings(max_examples=200)
+@given(configs)
+def test_any_bot_survives_a_round_trip_through_a_link(config: BotConfig) -> None:
+    checked = decode_bot_link(encode_bot_link(config))
+    assert checked.config == config
+    assert checked.dropped == ()
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=400))
+def test_arbitrary_text_never_crashes_the_decoder(text: str) -> None:
+    with contextlib.suppress(BotInputError):
+        decode_bot_link(text)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=400))
+def test_arbitrary_payload_bytes_never_crash_the_decoder(raw: bytes) -> None:
+    link = "byok-tui://bot?v=1&c=" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    with contextlib.suppress(BotInputError):
+        decode_bot_link(link)
+
+
+def test_a_link_never_contains_a_key(tmp_path) -> None:
+    store = Store(app_paths().data_dir / "byok-tui.sqlite3")
+    bot = store.create_bot(BotConfig("Mine", "openai", "gpt-5.5"))
+    store.set_bot_key(bot.id, PER_BOT_KEY)
+    store.close()
+    result = run_cli("bot", "share", "Mine")
+    assert result.returncode == 0
+    link = result.stdout.strip()
+    assert link.startswith("byok-tui://bot?v=1&c=")
+    decoded = base64.urlsafe_b64decode(link.split("c=")[1] + "==").decode()
+    assert PER_BOT_KEY not in link + decoded
+    assert '"k"' not in decoded
+
+
+@pytest.mark.parametrize("field", ["k", "base_url", "headers", "host", "api_key", "url"])
+def test_fields_that_could_carry_or_redirect_a_key_are_dropped(field: str) -> None:
+    checked = decode_bot_link(link_of({**GOOD, field: "https://evil.example or sk-x"}))
+    assert checked.config == BotConfig(**GOOD)
+    assert checked.dropped_key_fields == (field,)
+
+
+def test_unknown_fields_are_dropped_and_reported() -> None:
+    checked = decode_bot_link(link_of({**GOOD, "colour": "red"}))
+    assert checked.dropped == ("colour",)
+    assert checked.dropped_key_fields == ()
+
+
+@pytest.mark.parametrize(
+    ("link", "words"),
+    [
+        ("https://example.com/bot?v=1&c=abc", "not a byok-tui bot link"),
+        ("byok-tui://bot?v=2&c=abc", "version '2'"),
+        ("byok-tui://bot?v=1", "exactly v and c"),
+        ("byok-tui://bot?v=1&c=abc&c=def", "exactly v and c"),
+        ("byok-tui://bot?v=1&c=***", "not valid base64url"),
+        ("byok-tui://bot?v=1&c=a", "not valid base64url"),
+        ("byok-tui://bot?v=1&c=" + "A" * (MAX_LINK_CHARS + 1), "longer than"),
+        (link_of(["a list"]), "JSON object"),
+        (link_of({**GOOD, "provider": "chatgpt"}), "unknown provider 'chatgpt'"),
+        (link_of({**GOOD, "temperature": "hot"}), "temperature must be a number"),
+        (link_of({**GOOD, "temperature": 9}), "between 0 and 2"),
+        (link_of({**GOOD, "max_tokens": 1.5}), "whole number"),
+        (link_of({**GOOD, "name": "x" * 101}), "longer than 100"),
+        (link_of({**GOOD, "name": "bad\x1b[31m"}), "control characters"),
+        (link_of({k: v for k, v in GOOD.items() if k != "model"}), "model must be text"),
+        (
+            "byok-tui://bot?v=1&c="
+            + base64.urlsafe_b64encode(b'{"name":"a","name":"b"}').decode().rstrip("="),
+            "twice",
+        ),
+    ],
+)
+def test_hostile_links_are_refused_with_a_clear_reason(link: str, words: str) -> None:
+    with pytest.raises(BotInputError) as raised:
+        decode_bot_link(link)
+    assert words in str(raised.value)
+
+
+def test_bot_import_uses_the_recipients_own_keys() -> None:
+    link = link_of({**GOOD, "k": PER_BOT_KEY})
+    result = run_cli("bot", "import", link)
+    assert result.returncode == 0, result.stderr
+    assert "tried to carry or redirect a key (k)" in result.stderr
+    assert "uses your own groq key" in result.stdout
+    store = Store(app_paths().data_dir / "byok-tui.sqlite3")
+    bot = store.bot("Coder")
+    assert store.bot_key(bot.id) is None
+    listing = run_cli("bot", "list").stdout
+    assert "Coder" in listing
+    assert "global" in listing
+    assert run_cli("bot", "rm", "Coder").returncode == 0
+    assert "Coder" not in run_cli("bot", "list").stdout
+
+
+def test_a_hostile_link_changes_nothing_and_exits_2() -> None:
+    result = run_cli("bot", "import", link_of({**GOOD, "provider": "evil"}))
+    assert result.returncode == 2
+    assert "unknown provider 'evil'" in result.stderr
