@@ -1,4 +1,4 @@
-"""The Textual application: wiring services into screens, and crash reports without keys.
+"""The Textual application: wiring the services into screens; crash reports without keys.
 
 Textual's own crash report prints local variables (a key in a local, a headers dict or a URL
 would be shown) and the process would exit 0. `ByokApp` replaces it with a redacted report
@@ -8,44 +8,59 @@ non-zero return code.
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from textual.app import App
-from textual.binding import Binding
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
+from byok_tui.bindings import APP_KEYS, CHAT_KEYS, textual_bindings
 from byok_tui.crash import report_crash
-from byok_tui.keys import KeyStore, open_key_store
-from byok_tui.keys.overview import KeyOverview, key_overview
-from byok_tui.paths import AppPaths
+from byok_tui.keys.overview import key_overview
 from byok_tui.providers.registry import providers
-from byok_tui.screens.providers import ProvidersScreen
+from byok_tui.screens.chat import ChatScreen
+from byok_tui.services import AppContext, open_services
 
 
 class ByokApp(App[None]):
     TITLE = "byok-tui"
     SUB_TITLE = "bring your own key"
-    BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
-    ]
+    BINDINGS = textual_bindings(APP_KEYS)  # type: ignore[assignment]
 
-    def __init__(
-        self,
-        *,
-        overview: KeyOverview,
-        load_overview: Callable[[], KeyOverview],
-        crash_dir: Path,
-    ) -> None:
+    def __init__(self, context: AppContext, *, crash_dir: Path | None = None) -> None:
         super().__init__()
-        self._first_overview = overview
-        self._load_overview = load_overview
-        self._crash_dir = crash_dir
+        self.context = context
+        self._crash_dir = crash_dir or context.services.paths.crash_dir
         self.crash_report: str | None = None
 
     def on_mount(self) -> None:
-        self.push_screen(ProvidersScreen(self._first_overview, self._load_overview))
+        self.push_screen(ChatScreen(self.context))
+
+    async def on_unmount(self) -> None:
+        self.context.writer.shutdown()  # every key typed is saved before we go
+        await self.context.client.aclose()
+
+    def action_open_settings(self) -> None:
+        from byok_tui.screens.settings import SettingsScreen
+
+        if isinstance(self.screen, SettingsScreen):
+            return
+
+        def back(_result: None) -> None:
+            if isinstance(self.screen, ChatScreen):
+                self.screen.refresh_keys()
+
+        self.push_screen(SettingsScreen(self.context), back)
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        keys = (*APP_KEYS, *CHAT_KEYS) if isinstance(screen, ChatScreen) else APP_KEYS
+        for key in keys:
+            target = self if key in APP_KEYS else screen
+            action = getattr(target, f"action_{key.action}", None)
+            if action is not None and key.action != "quit":
+                yield SystemCommand(key.description, f"{key.description} ({key.keys})", action)
 
     def _handle_exception(self, error: Exception) -> None:
         # Replaces App._handle_exception / App._fatal_error (textual 8.2): same bookkeeping,
@@ -60,15 +75,11 @@ class ByokApp(App[None]):
         self._close_messages_no_wait()
 
 
-def build_app(paths: AppPaths, environ: dict[str, str] | None = None) -> ByokApp:
-    """Open the key store and read every key before the first frame (seed 2.1)."""
-    env = dict(os.environ) if environ is None else environ
-    store: KeyStore = open_key_store(paths, env)
-
-    def load() -> KeyOverview:
-        return key_overview(providers(), store, env)
-
-    return ByokApp(overview=load(), load_overview=load, crash_dir=paths.crash_dir)
+def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
+    """Open the services and read every key before the first frame (seed 2.1)."""
+    services = open_services(environ)
+    key_overview(providers(), services.store, services.environ)  # registers keys for redaction
+    return ByokApp(AppContext.open(services))
 
 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
@@ -79,5 +90,5 @@ def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
     return app.return_code or 0
 
 
-def run_app(paths: AppPaths) -> int:
-    return run_until_exit(build_app(paths))
+def run_app() -> int:
+    return run_until_exit(build_app())

@@ -11,6 +11,7 @@ import logging
 import os
 import time
 import traceback
+import uuid
 from pathlib import Path
 
 from byok_tui.paths import ensure_private_dir
@@ -29,7 +30,7 @@ def save_crash_report(report: str, crash_dir: Path) -> Path | None:
     try:
         ensure_private_dir(crash_dir)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = crash_dir / f"crash-{stamp}-{os.getpid()}.txt"
+        path = crash_dir / f"crash-{stamp}-{os.getpid()}-{uuid.uuid4().hex[:6]}.txt"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(report)

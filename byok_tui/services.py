@@ -12,6 +12,9 @@ from byok_tui.keys import KeyStore, open_key_store
 from byok_tui.paths import AppPaths, app_paths
 
 if TYPE_CHECKING:
+    from byok_tui.background import SerialWriter
+    from byok_tui.conversation import ConversationService
+    from byok_tui.providers.client import ProviderClient
     from byok_tui.providers.registry import Provider
     from byok_tui.storage.store import Bot, Store
 
@@ -40,13 +43,13 @@ def open_store(services: Services) -> Store:
 def starting_provider(services: Services) -> Provider:
     """The provider a new default bot uses: the first with a usable key, else the first with a
     free tier (the seed's fastest way to start)."""
-    from byok_tui.keys import NoApiKeyError, resolve_key
+    from byok_tui.keys import KeyStoreError, NoApiKeyError, resolve_key
     from byok_tui.providers.registry import key_providers
 
     for provider in key_providers():
         try:
             resolve_key(provider, services.store, environ=services.environ)
-        except NoApiKeyError:
+        except (NoApiKeyError, KeyStoreError):
             continue
         return provider
     return next(p for p in key_providers() if any(m.free for m in p.models))
@@ -55,3 +58,24 @@ def starting_provider(services: Services) -> Provider:
 def default_bot(services: Services, store: Store) -> Bot:
     provider = starting_provider(services)
     return store.default_bot(provider.id, provider.default_model)
+
+
+@dataclass
+class AppContext:
+    """Everything the screens reach the outside world through."""
+
+    services: Services
+    store: Store
+    client: ProviderClient
+    conversations: ConversationService
+    writer: SerialWriter
+
+    @classmethod
+    def open(cls, services: Services) -> AppContext:
+        from byok_tui.background import SerialWriter
+        from byok_tui.conversation import ConversationService
+        from byok_tui.providers.client import ProviderClient
+
+        store = open_store(services)
+        client = ProviderClient(services.store, config=services.config, environ=services.environ)
+        return cls(services, store, client, ConversationService(store, client), SerialWriter())

@@ -57,7 +57,7 @@ async def test_a_debug_log_of_real_work_holds_no_key(
     store.set(entry_name("groq"), ODD_GLOBAL)
 
     # The app, driven as a user would, reading every key.
-    app = build_app(app_paths())
+    app = build_app()
     async with app.run_test() as pilot:
         await pilot.press("r")
         await pilot.pause(0.2)

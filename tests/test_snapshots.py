@@ -1,53 +1,162 @@
-"""How the screens look. Each snapshot is paired with Pilot assertions in test_app.py."""
+"""How the screens look. Deterministic: fixed data, no network (the local runtime's port is
+closed), workers finished before the picture. Each is paired with Pilot assertions elsewhere
+(tests/app/), because a snapshot alone happily records a wrong state."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from byok_tui.app import ByokApp
-from byok_tui.keys import KeyFileCorruptError, KeySource
-from byok_tui.keys.overview import KeyOverview, KeyStatus
-from byok_tui.providers.registry import providers
+from textual.pilot import Pilot
 
-KEYS_FILE = Path("/home/user/.local/share/byok-tui/keys/keys.json")
-STATES: dict[str, tuple[KeySource | None, str, str]] = {
-    "anthropic": (KeySource.GLOBAL, "app-apikey-anthropic", "sk-a…AbCd"),
-    "openai": (KeySource.ENVIRONMENT, "OPENAI_API_KEY", "sk-p…9xQz"),
-    "google": (KeySource.GLOBAL, "app-apikey-google", "AIza…t33n"),
-    "ollama": (KeySource.LOCAL_RUNTIME, "", ""),
-}
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.services import open_services, open_store
+from byok_tui.storage.store import Store
+from tests.app.conftest import make_app, settle
+from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
+
+MARKDOWN_REPLY = """# Reading a file in Python
+
+Use a **context manager** so the file is closed:
+
+```python
+with open("notes.txt", encoding="utf-8") as file:
+    text = file.read()
+```
+
+- `open` takes an *encoding*
+- `read` returns a `str`
+"""
+
+ERRORS = [
+    (
+        "no_key",
+        "No API key for OpenAI. Enter a key for the correct provider; check that the "
+        "provider selected matches the key you set.",
+    ),
+    (
+        "auth",
+        "OpenAI: 401 Invalid API key. The key is invalid, revoked or expired: regenerate "
+        "it in the provider's console. (provider said: Incorrect API key provided)",
+    ),
+    ("permission", "Anthropic: 403 The key lacks permission. Use a key with permission."),
+    (
+        "rate_limit",
+        "Groq: 429 Rate limit reached. Wait 12 s and retry; free-tier limits are lower.",
+    ),
+    (
+        "billing",
+        "OpenRouter: 402 Insufficient credits or billing. Add credits, or switch to a "
+        "free-tier model.",
+    ),
+    (
+        "network",
+        "Mistral: cannot reach the provider (ConnectError). Check your network "
+        "connection and the provider's address.",
+    ),
+]
 
 
-def fixed_overview(error: KeyFileCorruptError | None = None) -> KeyOverview:
-    statuses = []
-    for provider in providers():
-        source, origin, masked = STATES.get(provider.id, (None, "", ""))
-        statuses.append(
-            KeyStatus(
-                provider_id=provider.id,
-                display_name=provider.display_name,
-                entry=f"app-apikey-{provider.id}" if provider.needs_key else None,
-                stored=source is KeySource.GLOBAL,
-                source=source,
-                origin=origin,
-                masked=masked,
-            )
+def store() -> Store:
+    return open_store(open_services())
+
+
+def a_conversation(title: str, pairs: list[tuple[str, str]]) -> None:
+    data = store()
+    bot = data.default_bot("openai", "gpt-5.4-mini")
+    conversation = data.create_conversation(bot.id, title)
+    for question, answer in pairs:
+        data.add_message(conversation.id, "user", question)
+        reply = data.add_message(
+            conversation.id,
+            "assistant",
+            "",
+            status="partial",
+            provider="openai",
+            model="gpt-5.4-mini",
+            key_source="global",
         )
-    return KeyOverview(tuple(statuses), f"file {KEYS_FILE}", error, ())
+        data.save_reply(reply.id, content=answer, reasoning="", status="complete")
 
 
-def app_with(overview: KeyOverview) -> ByokApp:
-    return ByokApp(overview=overview, load_overview=lambda: overview, crash_dir=Path("/nowhere"))
+async def settled(pilot: Pilot[None]) -> None:
+    await settle(pilot)
+    await pilot.pause(0.3)
 
 
-def test_providers_screen_with_some_keys_set(snap_compare: Any) -> None:
-    """Every provider in registry order; set keys masked (first and last four characters),
-    the environment key named by its variable, ollama as a local runtime; footer bindings."""
-    assert snap_compare(app_with(fixed_overview()), terminal_size=(100, 20))
+def test_empty_chat(snap_compare: Any) -> None:
+    """First start with a key for OpenAI: the sidebar shows each provider's key state
+    (OpenAI set, the rest without, Ollama not running), an empty transcript inviting a first
+    message, the config pane with the masked OpenAI key, and the footer's bindings."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    assert snap_compare(make_app(), terminal_size=(140, 40), run_before=settled)
 
 
-def test_providers_screen_when_the_key_file_is_corrupt(snap_compare: Any) -> None:
-    """The banner turns into an error naming the key file; environment keys still show."""
-    error = KeyFileCorruptError(KEYS_FILE, "it is not valid JSON")
-    assert snap_compare(app_with(fixed_overview(error)), terminal_size=(100, 20))
+def test_conversation_with_markdown_and_code(snap_compare: Any) -> None:
+    """A reply rendered as Markdown: heading, bold, a highlighted Python block, a list; the
+    reply's provider, model and key source under it, and no part of the key."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    a_conversation("Reading files", [("How do I read a file?", MARKDOWN_REPLY)])
+    assert snap_compare(make_app(), terminal_size=(140, 40), run_before=settled)
+
+
+def test_each_error_block(snap_compare: Any) -> None:
+    """Every error kind of the seed as its own block: no key, 401, 403, 429 with the wait,
+    402, network; each with what to do. The user's messages are all still there."""
+    data = store()
+    bot = data.default_bot("openai", "gpt-5.4-mini")
+    conversation = data.create_conversation(bot.id, "Errors")
+    for kind, text in ERRORS:
+        data.add_message(conversation.id, "user", f"Message that met {kind}")
+        reply = data.add_message(conversation.id, "assistant", "", status="error")
+        data.save_reply(
+            reply.id, content="", reasoning="", status="error", error_kind=kind, error_message=text
+        )
+    assert snap_compare(make_app(), terminal_size=(110, 50), run_before=settled)
+
+
+def test_settings_with_some_keys_set(snap_compare: Any) -> None:
+    """Settings > API Keys: every provider with its models, key fields masked (no key text in
+    the picture), format hints and where to get a key, the local runtime's status."""
+    keys = open_key_store(app_paths())
+    for provider_id in ("anthropic", "openai", "google"):
+        keys.set(entry_name(provider_id), FAKE_KEYS[provider_id])
+
+    async def open_settings(pilot: Pilot[None]) -> None:
+        await settled(pilot)
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(120, 60), run_before=open_settings)
+
+
+def test_config_pane_with_a_per_bot_key_and_a_mismatch_warning(snap_compare: Any) -> None:
+    """The config pane with a per-bot key set (masked): the line says the next message uses
+    the per-bot key (first and last four characters only); the global field holds a Groq-shaped
+    key under OpenAI, so the mismatch warning shows."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["groq"])
+    data = store()
+    bot = data.default_bot("openai", "gpt-5.4-mini")
+    data.set_bot_key(bot.id, PER_BOT_KEY)
+    assert snap_compare(make_app(), terminal_size=(140, 44), run_before=settled)
+
+
+def test_80_by_24(snap_compare: Any) -> None:
+    """At 80x24 the sidebar and config pane are hidden; the transcript and composer fill the
+    screen and the footer still lists the bindings."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    a_conversation("Short", [("Hello?", "Hello! How can I help?")])
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=settled)
+
+
+def test_no_snapshot_holds_a_key() -> None:
+    """Runs after the snapshots above (file order): none of their SVGs holds any test key."""
+    from tests.conftest import SNAPSHOT_DIR
+
+    svgs = list(SNAPSHOT_DIR.rglob("*.svg"))
+    assert svgs
+    for svg in svgs:
+        text = svg.read_text()
+        for key in (*FAKE_KEYS.values(), PER_BOT_KEY):
+            assert key not in text, svg.name
+            assert key.replace(" ", "&#160;") not in text

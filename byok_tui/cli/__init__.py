@@ -57,12 +57,13 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from byok_tui.bindings import help_text
     from byok_tui.cli import chat, data, keys
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
         description=DESCRIPTION,
-        epilog=EPILOG,
+        epilog=f"{EPILOG}\n\n{help_text()}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"byok-tui {__version__}")
@@ -83,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _run_app() -> int:
     from byok_tui.app import run_app
 
-    return run_app(app_paths())
+    return run_app()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -160,3 +160,16 @@ def key_providers() -> tuple[Provider, ...]:
 def providers_matching_key_shape(key: str) -> tuple[Provider, ...]:
     """Providers whose known key shape `key` has: used to warn about a mismatched selector."""
     return tuple(p for p in key_providers() if p.key_shape_matches(key))
+
+
+def key_mismatch_warning(provider: Provider, key: str) -> str | None:
+    """A warning when `key` looks like another provider's key (the seed's top cause of
+    "No API key" and 401 is a provider selector that does not match the key). Never a refusal.
+    """
+    if not key or provider.key_shape_matches(key):
+        return None
+    others = [p for p in providers_matching_key_shape(key) if p.id != provider.id]
+    if not others:
+        return None
+    names = " or ".join(p.display_name for p in others)
+    return f"This looks like a {names} key, but the provider is {provider.display_name}."

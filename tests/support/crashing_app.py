@@ -32,7 +32,7 @@ class CrashingApp(ByokApp):
 
 def main() -> int:
     configure_logging(None, stderr_warnings=False)
-    app = build_app(app_paths())
+    app = build_app()
     app.__class__ = CrashingApp
     return run_until_exit(app, headless=True)
 

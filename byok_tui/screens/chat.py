@@ -1,0 +1,462 @@
+"""The chat screen: provider sidebar, transcript and composer, per-bot config pane.
+
+Workers call the services and post typed messages (screens/chat_messages.py); handlers here
+touch widgets. Nothing the user typed is lost: a message is saved before it is sent, and a
+message typed while a reply is streaming goes back into the composer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from byok_tui.bindings import CHAT_KEYS, textual_bindings
+from byok_tui.conversation import ReplyStarted
+from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.keys import entry_name
+from byok_tui.providers.errors import ProviderError
+from byok_tui.providers.registry import get_provider
+from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, TextDelta
+from byok_tui.screens.chat_messages import (
+    ChatState,
+    ConversationStarted,
+    LocalRuntimeChecked,
+    ReplyEnded,
+    ReplyEvent,
+    ReplyFailed,
+    ReplyOpened,
+    StateLoaded,
+)
+from byok_tui.screens.chat_state import key_in_use, model_choices, read_state
+from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
+from byok_tui.services import AppContext
+from byok_tui.storage.store import BotConfig
+from byok_tui.widgets.composer import Composer
+from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.sidebar import Sidebar
+from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
+
+AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
+NARROW = 120  # below this width the config pane starts hidden
+TINY = 90  # below this width the sidebar starts hidden too
+
+
+class ChatScreen(Screen[None]):
+    CSS_PATH = "chat.tcss"
+    BINDINGS = textual_bindings(CHAT_KEYS)  # type: ignore[assignment]
+
+    def __init__(self, context: AppContext) -> None:
+        super().__init__()
+        self.context = context
+        self.state: ChatState | None = None
+        self.local_running: bool | None = None
+        self._reply: ReplyView | None = None
+        self._send: Worker[None] | None = None
+        self._activity_started = 0.0
+        self._wait_until = 0.0
+        self._shown_by_user: dict[str, bool] = {}
+        self._retry_at = 0.0  # when a rate-limited message is sent again by itself
+        self._retried_after_limit = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="body"):
+            yield Sidebar(id="sidebar")
+            with Vertical(id="centre"):
+                yield Transcript(id="transcript")
+                yield Static(id="activity")
+                yield Composer()
+            yield ConfigPane(id="config")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Composer).focus()
+        self.set_interval(0.5, self._tick_activity)
+        self._load()
+        self._check_local_runtime()
+
+    # Loading -------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(
+        self, bot_id: int | None = None, conversation_id: int | None = None, transcript: bool = True
+    ) -> None:
+        self.context.writer.wait_idle()
+        try:
+            state = read_state(self.context, bot_id, conversation_id)
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.post_message(StateLoaded(state, transcript=transcript))
+
+    @work(exclusive=True, group="local-runtime")
+    async def _check_local_runtime(self) -> None:
+        from byok_tui.providers.registry import providers
+
+        local = [p for p in providers() if not p.needs_key]
+        if not local:
+            return
+        try:
+            await self.context.client.list_models(local[0])
+            running = True
+        except ByokError:
+            running = False
+        self.post_message(LocalRuntimeChecked(running))
+
+    def on_state_loaded(self, message: StateLoaded) -> None:
+        state = self.state = message.state
+        sidebar = self.query_one(Sidebar)
+        sidebar.show_providers(state.overview, state.bot.config.provider, self.local_running)
+        sidebar.show_bots(state.bots, state.bot.id)
+        sidebar.show_conversations(
+            state.conversations, state.conversation.id if state.conversation else None
+        )
+        if message.transcript:
+            self.query_one(Transcript).show_messages(state.messages)
+        pane = self.query_one(ConfigPane)
+        pane.show(state.bot, state.models, state.global_key, state.bot_key)
+        pane.show_key_in_use(state.key_in_use)
+        self._show_title()
+        if state.overview.error is not None:
+            self.notify(state.overview.error.one_line(), severity="error", timeout=15)
+
+    def on_local_runtime_checked(self, message: LocalRuntimeChecked) -> None:
+        self.local_running = message.running
+        if self.state is not None:
+            self.query_one(Sidebar).show_providers(
+                self.state.overview, self.state.bot.config.provider, message.running
+            )
+
+    def _show_title(self) -> None:
+        if self.state is None:
+            return
+        config = self.state.bot.config
+        provider = get_provider(config.provider)
+        self.app.sub_title = f"{config.name} · {provider.display_name} · {config.model}"
+
+    # Sidebar -------------------------------------------------------------------------------
+
+    def on_sidebar_provider_chosen(self, message: Sidebar.ProviderChosen) -> None:
+        if self.state is None or message.provider_id == self.state.bot.config.provider:
+            return
+        provider = get_provider(message.provider_id)
+        config = BotConfig(
+            self.state.bot.config.name,
+            provider.id,
+            provider.default_model,
+            self.state.bot.config.system_prompt,
+            self.state.bot.config.temperature,
+            self.state.bot.config.max_tokens,
+        )
+        self._save_config(config, reload_transcript=False)
+
+    def on_sidebar_bot_chosen(self, message: Sidebar.BotChosen) -> None:
+        self._load(message.bot_id)
+
+    def on_sidebar_conversation_chosen(self, message: Sidebar.ConversationChosen) -> None:
+        if self.state is not None:
+            self._load(self.state.bot.id, message.conversation_id)
+
+    @on(Button.Pressed, "#open-settings")
+    def _settings_button(self) -> None:
+        self.app.action_open_settings()  # type: ignore[attr-defined]
+
+    # Config pane ---------------------------------------------------------------------------
+
+    def _save_config(self, config: BotConfig, *, reload_transcript: bool) -> None:
+        if self.state is None:
+            return
+        bot_id, store = self.state.bot.id, self.context.store
+        self.context.writer.submit(
+            f"bot:{bot_id}",
+            lambda: store.update_bot(bot_id, config),
+            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
+        )
+        conversation = self.state.conversation
+        self._load(bot_id, conversation.id if conversation else 0, transcript=reload_transcript)
+
+    def on_config_pane_config_edited(self, message: ConfigPane.ConfigEdited) -> None:
+        if self.state is None or message.config == self.state.bot.config:
+            return
+        provider_changed = message.config.provider != self.state.bot.config.provider
+        if provider_changed:
+            message.config = BotConfig(
+                message.config.name,
+                message.config.provider,
+                get_provider(message.config.provider).default_model,
+                message.config.system_prompt,
+                message.config.temperature,
+                message.config.max_tokens,
+            )
+            self._save_config(message.config, reload_transcript=False)
+            return
+        bot_id, store, config = self.state.bot.id, self.context.store, message.config
+        self.context.writer.submit(f"bot:{bot_id}", lambda: store.update_bot(bot_id, config))
+
+    def on_config_pane_global_key_edited(self, message: ConfigPane.GlobalKeyEdited) -> None:
+        keys, entry, value = (
+            self.context.services.store,
+            entry_name(message.provider_id),
+            message.value,
+        )
+        self.context.writer.submit(
+            f"key:{entry}",
+            lambda: keys.set(entry, value),  # saved on input (seed 3); empty unsets
+            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
+        )
+        self._refresh_key_in_use()
+
+    def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
+        if self.state is None:
+            return
+        bot_id, store, value = self.state.bot.id, self.context.store, message.value
+        self.context.writer.submit(f"bot-key:{bot_id}", lambda: store.set_bot_key(bot_id, value))
+        self._refresh_key_in_use()
+
+    @work(thread=True, exclusive=True, group="key-in-use")
+    def _refresh_key_in_use(self) -> None:
+        self.context.writer.wait_idle()
+        if self.state is None:
+            return
+        try:
+            bot = self.context.store.bot(self.state.bot.id)
+            line = key_in_use(self.context, bot)
+        except ByokError as error:
+            line = error.one_line()
+        self.app.call_from_thread(self.query_one(ConfigPane).show_key_in_use, line)
+
+    # Sending -------------------------------------------------------------------------------
+
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        self._retry_at = 0.0
+        self._retried_after_limit = False
+        if self._busy:
+            composer = self.query_one(Composer)
+            composer.text = message.text  # give it back: never lose what was typed
+            self.notify("A reply is on its way: wait, or press Escape to stop it.")
+            return
+        self.query_one(Transcript).add_user(message.text)
+        self._start_send(message.text)
+
+    @property
+    def _busy(self) -> bool:
+        return self._send is not None and self._send.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
+
+    def _start_send(self, text: str | None) -> None:
+        self._activity_started = time.monotonic()
+        self._send = self._send_worker(text)
+
+    @work(exclusive=True, group="send")
+    async def _send_worker(self, text: str | None) -> None:
+        context = self.context
+        await asyncio.to_thread(context.writer.wait_idle)  # a key typed just now is saved
+        if self.state is None:
+            return
+        bot = await asyncio.to_thread(context.store.bot, self.state.bot.id)
+        conversation = self.state.conversation
+        if conversation is None:
+            title = " ".join((text or "New chat").split())[:60]
+            conversation = await asyncio.to_thread(context.store.create_conversation, bot.id, title)
+            self.post_message(ConversationStarted(conversation))
+        stopped = False
+        try:
+            async for event in context.conversations.send(bot, conversation, text):
+                if isinstance(event, ReplyStarted):
+                    meta = reply_meta(bot.config.provider, bot.config.model, event.key.source.value)
+                    self.post_message(ReplyOpened(meta))
+                else:
+                    self.post_message(ReplyEvent(event))
+        except ByokError as error:
+            self.post_message(ReplyFailed(error))
+        except asyncio.CancelledError:
+            stopped = True
+            raise
+        finally:
+            self.post_message(ReplyEnded(stopped))
+
+    def on_conversation_started(self, message: ConversationStarted) -> None:
+        if self.state is not None:
+            self.state.conversation = message.conversation
+            self.state.conversations.insert(0, message.conversation)
+            self.query_one(Sidebar).show_conversations(
+                self.state.conversations, message.conversation.id
+            )
+
+    def on_reply_opened(self, message: ReplyOpened) -> None:
+        self._reply = self.query_one(Transcript).start_reply(message.meta)
+
+    async def on_reply_event(self, message: ReplyEvent) -> None:
+        event, reply = message.event, self._reply
+        if isinstance(event, RateLimitWait):
+            self._wait_until = time.monotonic() + event.seconds
+            return
+        self._wait_until = 0.0
+        if reply is None:
+            return
+        if isinstance(event, TextDelta):
+            await reply.append_text(event.text)
+            self.query_one(Transcript).scroll_end(animate=False)
+        elif isinstance(event, ReasoningDelta):
+            await reply.append_reasoning(event.text)
+        elif isinstance(event, Done):
+            await reply.finish()
+
+    async def on_reply_failed(self, message: ReplyFailed) -> None:
+        error = message.error
+        if self._reply is not None and not (self._reply.content or self._reply.reasoning):
+            await self._reply.remove()  # nothing arrived: the error block says it all
+            self._reply = None
+        said = error.provider_message if isinstance(error, ProviderError) else None
+        self.query_one(Transcript).add_error(
+            error.message, f"{error.remedy} Press ctrl+r to retry.", said
+        )
+        if (
+            isinstance(error, ProviderError)
+            and error.kind is ErrorKind.RATE_LIMIT
+            and not error.daily_limit
+            and error.retry_after is not None
+            and error.retry_after <= AUTO_RETRY_LIMIT
+            and not self._retried_after_limit
+        ):
+            # Wait out the provider's own figure, with a countdown, then try once more.
+            self._retried_after_limit = True
+            self._retry_at = time.monotonic() + error.retry_after
+
+    async def on_reply_ended(self, message: ReplyEnded) -> None:
+        reply, self._reply = self._reply, None
+        if reply is not None:
+            await reply.finish()
+            if message.stopped:
+                reply.set_meta(reply._meta + " · stopped, partial reply kept", partial=True)
+        self._wait_until = 0.0
+        self._activity_started = 0.0
+        self._tick_activity()
+        self._refresh_key_in_use()
+
+    def _auto_retry_due(self, now: float) -> bool:
+        if self._retry_at and now >= self._retry_at and not self._busy:
+            self._retry_at = 0.0
+            self._start_send(None)
+            return True
+        return False
+
+    def _tick_activity(self) -> None:
+        activity = self.query_one("#activity", Static)
+        now = time.monotonic()
+        if self._auto_retry_due(now):
+            return
+        if self._retry_at > now:
+            seconds = int(self._retry_at - now) + 1
+            activity.update(Text(f"⏳ Rate limited: retrying in {seconds} s (Esc cancels)"))
+            activity.set_class(True, "busy")
+            return
+        if self._wait_until > now:
+            seconds = int(self._wait_until - now) + 1
+            activity.update(Text(f"⏳ Waiting {seconds} s for the rate limit… (Esc stops)"))
+        elif self._busy:
+            dots = "." * (1 + int((now - self._activity_started) * 2) % 3)
+            activity.update(Text(f"● Reply on its way{dots:<3} (Esc stops)"))
+        else:
+            activity.update("")
+        activity.set_class(bool(self._busy), "busy")
+
+    # Actions -------------------------------------------------------------------------------
+
+    def action_stop_reply(self) -> None:
+        self._retry_at = 0.0
+        if self._busy and self._send is not None:
+            self._send.cancel()
+
+    def action_retry(self) -> None:
+        if self._busy or self.state is None or self.state.conversation is None:
+            return
+        self._start_send(None)
+
+    def action_new_conversation(self) -> None:
+        if self.state is None or self._busy:
+            return
+        self.state.conversation = None
+        self.query_one(Transcript).show_messages([])
+        self.query_one(Sidebar).show_conversations(self.state.conversations, None)
+        self.query_one(Composer).focus()
+
+    def action_toggle_sidebar(self) -> None:
+        self._toggle("#sidebar")
+
+    def action_toggle_config(self) -> None:
+        self._toggle("#config")
+
+    def _toggle(self, selector: str) -> None:
+        widget = self.query_one(selector)
+        shown = not widget.display
+        self._shown_by_user[selector] = shown
+        widget.display = shown
+
+    def on_resize(self, event: Resize) -> None:
+        for selector, limit in (("#config", NARROW), ("#sidebar", TINY)):
+            if selector not in self._shown_by_user:
+                self.query_one(selector).display = event.size.width >= limit
+
+    def action_copy_last_reply(self) -> None:
+        text = self.query_one(Transcript).last_reply_text()
+        if not text:
+            self.notify("No reply to copy yet.")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify("Reply copied to the clipboard.")
+
+    def action_rename_conversation(self) -> None:
+        if self.state is None or self.state.conversation is None:
+            return
+        conversation = self.state.conversation
+
+        def rename(title: str | None) -> None:
+            if title and self.state is not None:
+                store = self.context.store
+                self.context.writer.submit(
+                    f"rename:{conversation.id}",
+                    lambda: store.rename_conversation(conversation.id, title),
+                )
+                self._load(self.state.bot.id, conversation.id, transcript=False)
+
+        self.app.push_screen(TextDialog("Rename conversation", conversation.title), rename)
+
+    def action_delete_conversation(self) -> None:
+        if self.state is None or self.state.conversation is None or self._busy:
+            return
+        conversation = self.state.conversation
+
+        def delete(confirmed: bool | None) -> None:
+            if confirmed and self.state is not None:
+                store = self.context.store
+                self.context.writer.submit(
+                    f"delete:{conversation.id}",
+                    lambda: store.delete_conversation(conversation.id),
+                )
+                self._load(self.state.bot.id, 0)
+
+        self.app.push_screen(
+            ConfirmDialog(f"Delete the conversation “{conversation.title}” and its messages?"),
+            delete,
+        )
+
+    def refresh_keys(self) -> None:
+        """Called when Settings closes: keys may have changed there."""
+        if self.state is not None:
+            conversation = self.state.conversation
+            self._load(self.state.bot.id, conversation.id if conversation else 0, transcript=False)
+
+    def model_choices(self, provider_id: str) -> list[tuple[str, str]]:
+        return model_choices(self.context, provider_id)

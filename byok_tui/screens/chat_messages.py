@@ -1,0 +1,74 @@
+"""Messages the chat screen's workers post: typed results of service calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from byok_tui.errors import ByokError
+from byok_tui.keys.overview import KeyOverview
+from byok_tui.providers.types import StreamEvent
+from byok_tui.storage.store import Bot, Conversation
+from byok_tui.storage.store import Message as StoredMessage
+
+
+@dataclass
+class ChatState:
+    """Everything the screen shows, read in one go by a worker."""
+
+    overview: KeyOverview
+    bots: list[Bot]
+    bot: Bot
+    conversations: list[Conversation]
+    conversation: Conversation | None
+    messages: list[StoredMessage]
+    models: list[tuple[str, str]]
+    global_key: str
+    bot_key: str
+    key_in_use: str
+
+
+class StateLoaded(Message):
+    def __init__(self, state: ChatState, *, transcript: bool) -> None:
+        super().__init__()
+        self.state = state
+        self.transcript = transcript
+
+
+class LocalRuntimeChecked(Message):
+    def __init__(self, running: bool) -> None:
+        super().__init__()
+        self.running = running
+
+
+class ConversationStarted(Message):
+    def __init__(self, conversation: Conversation) -> None:
+        super().__init__()
+        self.conversation = conversation
+
+
+class ReplyEvent(Message):
+    def __init__(self, event: StreamEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class ReplyOpened(Message):
+    def __init__(self, meta: str) -> None:
+        super().__init__()
+        self.meta = meta
+
+
+class ReplyFailed(Message):
+    def __init__(self, error: ByokError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class ReplyEnded(Message):
+    """The reply finished, failed or was stopped: the screen is ready for the next message."""
+
+    def __init__(self, stopped: bool = False) -> None:
+        super().__init__()
+        self.stopped = stopped

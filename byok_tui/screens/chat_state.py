@@ -1,0 +1,74 @@
+"""Reading the chat screen's state from the services: runs in worker threads, never on the UI.
+
+No Textual here beyond the plain data it returns.
+"""
+
+from __future__ import annotations
+
+from byok_tui.keys import KeyStoreError, NoApiKeyError, entry_name, resolve_key
+from byok_tui.keys.overview import key_overview
+from byok_tui.providers.model_cache import ModelCache
+from byok_tui.providers.registry import get_provider, providers
+from byok_tui.screens.chat_messages import ChatState
+from byok_tui.services import AppContext, default_bot
+from byok_tui.storage.store import Bot
+
+
+def model_choices(context: AppContext, provider_id: str) -> list[tuple[str, str]]:
+    """(label, id) for the registry's models, then those discovered and cached."""
+    provider = get_provider(provider_id)
+    choices = []
+    for model in provider.models:
+        notes = " (free)" if model.free else ""
+        choices.append((f"{model.display_name}{notes}", model.id))
+    known = {model_id for _label, model_id in choices}
+    cached = ModelCache(context.services.paths.data_dir / "models-cache.json").get(provider_id)
+    for listed in cached[1] if cached else []:
+        if listed.id not in known:
+            choices.append((listed.display_name + (" (free)" if listed.free else ""), listed.id))
+    return choices
+
+
+def key_in_use(context: AppContext, bot: Bot) -> str:
+    provider = get_provider(bot.config.provider)
+    try:
+        resolved = resolve_key(
+            provider,
+            context.services.store,
+            bot_key=context.store.bot_key(bot.id),
+            environ=context.services.environ,
+        )
+    except NoApiKeyError:
+        return f"No API key for {provider.display_name}"
+    except KeyStoreError as error:
+        return error.one_line()
+    return resolved.describe()
+
+
+def read_state(
+    context: AppContext, bot_id: int | None = None, conversation_id: int | None = None
+) -> ChatState:
+    store, services = context.store, context.services
+    bot = store.bot(bot_id) if bot_id is not None else default_bot(services, store)
+    conversations = store.conversations(bot.id)
+    conversation = next((c for c in conversations if c.id == conversation_id), None)
+    if conversation is None and conversation_id is None and conversations:
+        conversation = conversations[0]
+    global_key = ""
+    if get_provider(bot.config.provider).needs_key:
+        try:
+            global_key = services.store.get(entry_name(bot.config.provider)) or ""
+        except KeyStoreError:
+            global_key = ""  # the overview below carries the error to the screen
+    return ChatState(
+        overview=key_overview(providers(), services.store, services.environ),
+        bots=store.bots(),
+        bot=bot,
+        conversations=conversations,
+        conversation=conversation,
+        messages=store.messages(conversation.id) if conversation else [],
+        models=model_choices(context, bot.config.provider),
+        global_key=global_key,
+        bot_key=store.bot_key(bot.id) or "",
+        key_in_use=key_in_use(context, bot),
+    )

@@ -1,0 +1,64 @@
+"""Small modal dialogs: ask for a line of text, or confirm something irreversible."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label
+
+
+class TextDialog(ModalScreen[str | None]):
+    DEFAULT_CSS = """
+    TextDialog { align: center middle; }
+    TextDialog > Vertical { width: 60; height: auto; padding: 1 2; background: $panel;
+                            border: round $accent; }
+    """
+    BINDINGS = [Binding("escape", "dismiss_none", "Cancel")]
+
+    def __init__(self, title: str, value: str = "") -> None:
+        super().__init__()
+        self._title, self._value = title, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._title)
+            yield Input(self._value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    DEFAULT_CSS = """
+    ConfirmDialog { align: center middle; }
+    ConfirmDialog > Vertical { width: 60; height: auto; padding: 1 2; background: $panel;
+                               border: round $error; }
+    ConfirmDialog Horizontal { height: auto; margin-top: 1; }
+    ConfirmDialog Button { margin-right: 2; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._question)
+            with Horizontal():
+                yield Button("Delete", variant="error", id="yes")
+                yield Button("Cancel", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

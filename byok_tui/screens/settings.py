@@ -1,0 +1,154 @@
+"""Settings > API Keys: every provider from the registry, each key saved on input.
+
+Saving never validates (seed 3); "Test key" is an explicit request to the provider's model
+list. The local runtime has no key field: its address, whether it runs, and its models.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Label, Static
+
+from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
+from byok_tui.errors import ByokError
+from byok_tui.keys import entry_name
+from byok_tui.providers.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.services import AppContext
+from byok_tui.widgets.key_field import KeyField
+
+
+def models_brief(provider: Provider) -> str:
+    names = [m.display_name for m in provider.models[:3]]
+    more = len(provider.models) - len(names)
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
+class ProviderRow(Vertical):
+    def __init__(self, provider: Provider) -> None:
+        super().__init__(id=f"row-{provider.id}", classes="provider-row")
+        self.provider = provider
+
+    def compose(self) -> ComposeResult:
+        provider = self.provider
+        yield Label(Text.assemble((provider.display_name, "bold"), "  ", (provider.id, "dim")))
+        if provider.models:
+            yield Static(Text(models_brief(provider)), classes="models")
+        if provider.needs_key:
+            with Horizontal(classes="key-line"):
+                yield KeyField(placeholder=f"{provider.display_name} API key", name=provider.id)
+                yield Button("Test key", classes="test-key", name=provider.id, compact=True)
+            yield Static(classes="warning")
+            hint = f"Format: {provider.key_hint} · Get a key: {provider.console_url}"
+        else:
+            with Horizontal(classes="key-line"):
+                yield Static(Text("checking…"), classes="local-status")
+                yield Button("Check again", classes="test-key", name=provider.id, compact=True)
+            hint = f"No key needed · Install: {provider.console_url}"
+        yield Static(Text(hint), classes="hint")
+        yield Static(Text(provider.free_tier), classes="hint")
+        yield Static(classes="test-result")
+
+
+class SettingsScreen(Screen[None]):
+    CSS_PATH = "settings.tcss"
+    BINDINGS = textual_bindings(SETTINGS_KEYS)  # type: ignore[assignment]
+
+    def __init__(self, context: AppContext) -> None:
+        super().__init__()
+        self.context = context
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="settings"):
+            yield Label("API Keys", id="section-title")
+            yield Static(
+                Text(
+                    "Each key is saved as you type it, on this machine only, and sent only to "
+                    "its provider. Saving never checks a key: use Test key, or send a message."
+                ),
+                id="section-help",
+            )
+            for provider in providers():
+                yield ProviderRow(provider)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.sub_title = "Settings"
+        self._load_keys()
+        for provider in providers():
+            if not provider.needs_key:
+                self._test(provider.id)
+
+    @work(thread=True, exclusive=True, group="settings-load")
+    def _load_keys(self) -> None:
+        keys = self.context.services.store
+        try:
+            stored = keys.get_many(entry_name(p.id) for p in providers() if p.needs_key)
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.app.call_from_thread(self._show_keys, stored)
+
+    def _show_keys(self, stored: dict[str, str]) -> None:
+        for field in self.query(KeyField):
+            value = stored.get(entry_name(field.name or ""), "")
+            field.set_value(value)
+            self._warn(field.name or "", value)
+
+    def _row(self, provider_id: str) -> ProviderRow:
+        return self.query_one(f"#row-{provider_id}", ProviderRow)
+
+    def _warn(self, provider_id: str, key: str) -> None:
+        warning = key_mismatch_warning(get_provider(provider_id), key.strip())
+        shown = self._row(provider_id).query_one(".warning", Static)
+        shown.update(Text(warning or ""))
+        shown.set_class(warning is not None, "shown")
+
+    def on_key_field_changed(self, event: KeyField.Changed) -> None:
+        provider_id = event.field.name or ""
+        keys, entry, value = self.context.services.store, entry_name(provider_id), event.value
+        self.context.writer.submit(
+            f"key:{entry}",
+            lambda: keys.set(entry, value),
+            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
+        )
+        self._warn(provider_id, value)
+
+    @on(Button.Pressed, ".test-key")
+    def _test_pressed(self, event: Button.Pressed) -> None:
+        self._test(event.button.name or "")
+
+    @work(group="test-key")
+    async def _test(self, provider_id: str) -> None:
+        import asyncio
+
+        provider = get_provider(provider_id)
+        row = self._row(provider_id)
+        result = row.query_one(".test-result", Static)
+        result.update(Text("Testing…"))
+        result.add_class("shown")
+        await asyncio.to_thread(self.context.writer.wait_idle)
+        try:
+            models = await self.context.client.list_models(provider)
+        except ByokError as error:
+            result.update(Text(f"✗ {error.one_line()}"))
+            result.set_class(True, "failed")
+            if not provider.needs_key:
+                address = self.context.client.base_url(provider)
+                row.query_one(".local-status", Static).update(Text(f"○ not running at {address}"))
+            return
+        result.set_class(False, "failed")
+        if provider.needs_key:
+            result.update(Text(f"✓ The key works: {len(models)} models available."))
+            return
+        address = self.context.client.base_url(provider)
+        row.query_one(".local-status", Static).update(Text(f"● running at {address}"))
+        names = ", ".join(m.id for m in models[:8]) or "none pulled yet"
+        result.update(Text(f"Models detected: {names}"))
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,48 @@
+"""The message composer: a multi-line text area where Enter sends.
+
+A new line is ctrl+j, shift+enter or alt+enter (terminals differ in which they can report).
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+from byok_tui.bindings import COMPOSER_KEYS
+
+_NEWLINE_KEYS = frozenset(next(k for k in COMPOSER_KEYS if k.action == "newline").keys.split(","))
+
+
+class Composer(TextArea):
+    DEFAULT_CSS = """
+    Composer { height: 6; border: round $accent 40%; }
+    Composer:focus { border: round $accent; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self) -> None:
+        super().__init__(
+            id="composer", soft_wrap=True, tab_behavior="focus", show_line_numbers=False
+        )
+        self.border_title = "Message · Enter sends · ctrl+j new line"
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            text = self.text
+            if text.strip():
+                self.post_message(self.Submitted(text))
+                self.clear()
+            return
+        if event.key in _NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        await super()._on_key(event)

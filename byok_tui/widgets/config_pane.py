@@ -1,0 +1,162 @@
+"""The per-bot config pane (the seed's right-hand panel).
+
+Bot name, provider, model, system prompt, temperature; at the bottom the **API Key** field
+(the selected provider's global key) and the **Per-Bot API Key** field, and one line saying
+which key the next message will use. Reports edits as messages; the screen saves them.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Label, Select, Static, TextArea
+
+from byok_tui.providers.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.storage.store import Bot, BotConfig
+from byok_tui.widgets.key_field import KeyField
+
+
+class ConfigPane(VerticalScroll):
+    DEFAULT_CSS = """
+    ConfigPane { width: 42; border-left: vkey $foreground 20%; padding: 0 1; }
+    ConfigPane > Label { margin-top: 1; color: $text-muted; }
+    ConfigPane > #bot-system { height: 6; }
+    ConfigPane > .warning { color: $warning; display: none; }
+    ConfigPane > .warning.shown { display: block; }
+    ConfigPane > #key-in-use { margin-top: 1; text-style: bold; }
+    """
+
+    class ConfigEdited(Message):
+        def __init__(self, config: BotConfig) -> None:
+            super().__init__()
+            self.config = config
+
+    class GlobalKeyEdited(Message):
+        def __init__(self, provider_id: str, value: str) -> None:
+            super().__init__()
+            self.provider_id = provider_id
+            self.value = value
+
+    class BotKeyEdited(Message):
+        def __init__(self, value: str) -> None:
+            super().__init__()
+            self.value = value
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._bot: Bot | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("Bot name")
+        yield Input(id="bot-name")
+        yield Label("Provider")
+        yield Select(
+            [(p.display_name, p.id) for p in providers()], id="bot-provider", allow_blank=False
+        )
+        yield Label("Model")
+        yield Select([], id="bot-model", allow_blank=True, prompt="choose a model")
+        yield Label("System prompt")
+        yield TextArea(id="bot-system", soft_wrap=True, tab_behavior="focus")
+        yield Label("Temperature (empty: the model's default)")
+        yield Input(id="bot-temperature", placeholder="e.g. 0.7")
+        yield Label("API Key", id="global-key-label")
+        yield KeyField(placeholder="paste the provider's key", id="global-key")
+        yield Static(id="global-key-warning", classes="warning")
+        yield Label("Per-Bot API Key (overrides the API Key for this bot only)")
+        yield KeyField(placeholder="empty: use the API Key above", id="bot-key")
+        yield Static(id="bot-key-warning", classes="warning")
+        yield Static(id="key-in-use")
+
+    @property
+    def provider(self) -> Provider:
+        return get_provider(str(self.query_one("#bot-provider", Select).value))
+
+    def show(self, bot: Bot, models: list[tuple[str, str]], global_key: str, bot_key: str) -> None:
+        """Fill every field from saved state, without reporting the fills as edits."""
+        self._bot = bot
+        config = bot.config
+        with self.prevent(Input.Changed, Select.Changed, TextArea.Changed, KeyField.Changed):
+            self.query_one("#bot-name", Input).value = config.name
+            self.query_one("#bot-provider", Select).value = config.provider
+            self.show_models(models, config.model)
+            self.query_one("#bot-system", TextArea).text = config.system_prompt
+            self.query_one("#bot-temperature", Input).value = (
+                "" if config.temperature is None else f"{config.temperature:g}"
+            )
+        self.show_global_key(global_key)
+        self.query_one("#bot-key", KeyField).set_value(bot_key)
+        self._warn("#bot-key-warning", bot_key)
+
+    def show_models(self, models: list[tuple[str, str]], current: str) -> None:
+        ids = [model_id for _label, model_id in models]
+        if current and current not in ids:
+            models = [*models, (current, current)]
+        select = self.query_one("#bot-model", Select)
+        with self.prevent(Select.Changed):
+            select.set_options(models)
+            select.value = current if current else Select.BLANK
+
+    def show_global_key(self, value: str) -> None:
+        self.query_one("#global-key-label", Label).update(
+            f"API Key ({self.provider.display_name}, global)"
+        )
+        self.query_one("#global-key", KeyField).set_value(value)
+        self._warn("#global-key-warning", value)
+
+    def show_key_in_use(self, description: str) -> None:
+        self.query_one("#key-in-use", Static).update(Text(f"Next message: {description}"))
+
+    def _warn(self, selector: str, key: str) -> None:
+        warning = key_mismatch_warning(self.provider, key.strip())
+        shown = self.query_one(selector, Static)
+        shown.update(Text(warning or ""))
+        shown.set_class(warning is not None, "shown")
+
+    def _edited(self) -> BotConfig | None:
+        if self._bot is None:
+            return None
+        model = self.query_one("#bot-model", Select).value
+        temperature_text = self.query_one("#bot-temperature", Input).value.strip()
+        try:
+            temperature = float(temperature_text) if temperature_text else None
+        except ValueError:
+            return None
+        if temperature is not None and not 0 <= temperature <= 2:
+            return None
+        name = self.query_one("#bot-name", Input).value.strip()
+        return BotConfig(
+            name=name or self._bot.config.name,
+            provider=self.provider.id,
+            model=str(model) if model != Select.BLANK else self.provider.default_model,
+            system_prompt=self.query_one("#bot-system", TextArea).text,
+            temperature=temperature,
+            max_tokens=self._bot.config.max_tokens,
+        )
+
+    def _report(self) -> None:
+        config = self._edited()
+        if config is not None:
+            self.post_message(self.ConfigEdited(config))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._report()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._report()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._report()
+
+    def on_key_field_changed(self, event: KeyField.Changed) -> None:
+        event.stop()
+        if event.field.id == "global-key":
+            self._warn("#global-key-warning", event.value)
+            self.post_message(self.GlobalKeyEdited(self.provider.id, event.value))
+        else:
+            self._warn("#bot-key-warning", event.value)
+            self.post_message(self.BotKeyEdited(event.value))

@@ -1,0 +1,55 @@
+"""A masked key field with a reveal toggle. It shows and reports its value; saving is the
+screen's business (through the background writer), so this widget does no I/O."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Button, Input
+
+
+class KeyField(Horizontal):
+    DEFAULT_CSS = """
+    KeyField { height: auto; }
+    KeyField > Input { width: 1fr; }
+    KeyField > Button { min-width: 8; width: 8; }
+    """
+
+    class Changed(Message):
+        def __init__(self, field: KeyField, value: str) -> None:
+            super().__init__()
+            self.field = field
+            self.value = value
+
+        @property
+        def control(self) -> KeyField:
+            return self.field
+
+    def __init__(self, *, placeholder: str, id: str | None = None, name: str | None = None) -> None:
+        super().__init__(id=id, name=name)
+        self._placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=self._placeholder, password=True, classes="key-input")
+        yield Button("show", classes="reveal", compact=True)
+
+    @property
+    def value(self) -> str:
+        return self.query_one(Input).value
+
+    def set_value(self, value: str) -> None:
+        """Show a stored value without reporting it as a change."""
+        field = self.query_one(Input)
+        with field.prevent(Input.Changed):
+            field.value = value
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.Changed(self, event.value))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        field = self.query_one(Input)
+        field.password = not field.password
+        event.button.label = "show" if field.password else "hide"

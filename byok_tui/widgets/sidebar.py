@@ -1,0 +1,111 @@
+"""The left sidebar: providers with their key state, bots, and the bot's conversations."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Label, OptionList
+from textual.widgets.option_list import Option, OptionDoesNotExist
+
+from byok_tui.keys import KeySource
+from byok_tui.keys.overview import KeyOverview, KeyStatus
+from byok_tui.storage.store import Bot, Conversation
+
+
+def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
+    """(symbol, words) for a provider's key state in the sidebar."""
+    if status.source is KeySource.LOCAL_RUNTIME:
+        if local_running is None:
+            return "?", "local runtime"
+        return ("●", "running") if local_running else ("○", "not running")
+    if status.source is KeySource.GLOBAL:
+        return "●", "key set"
+    if status.source is KeySource.ENVIRONMENT:
+        return "◐", f"from {status.origin}"
+    return "○", "no key"
+
+
+class Sidebar(VerticalScroll):
+    DEFAULT_CSS = """
+    Sidebar { width: 30; border-right: vkey $foreground 20%; }
+    Sidebar > Label { margin: 1 0 0 1; color: $text-muted; text-style: bold; }
+    Sidebar > OptionList { height: auto; max-height: 12; border: none; padding: 0; }
+    Sidebar > #conversations { max-height: 100%; }
+    Sidebar > Button { width: 100%; margin-top: 1; }
+    """
+
+    class ProviderChosen(Message):
+        def __init__(self, provider_id: str) -> None:
+            super().__init__()
+            self.provider_id = provider_id
+
+    class BotChosen(Message):
+        def __init__(self, bot_id: int) -> None:
+            super().__init__()
+            self.bot_id = bot_id
+
+    class ConversationChosen(Message):
+        def __init__(self, conversation_id: int) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+
+    def compose(self) -> ComposeResult:
+        yield Label("Providers")
+        yield OptionList(id="providers")
+        yield Label("Bots")
+        yield OptionList(id="bots")
+        yield Label("Conversations")
+        yield OptionList(id="conversations")
+        yield Button("⚙ Settings", id="open-settings", compact=True)
+
+    def show_providers(
+        self, overview: KeyOverview, current: str, local_running: bool | None
+    ) -> None:
+        options = []
+        for status in overview.statuses:
+            symbol, words = key_state(status, local_running)
+            label = Text.assemble(
+                (f"{symbol} ", "bold" if status.provider_id == current else ""),
+                (status.display_name, "bold" if status.provider_id == current else ""),
+                (f"  {words}", "dim"),
+            )
+            options.append(Option(label, id=f"provider:{status.provider_id}"))
+        self._replace("#providers", options, f"provider:{current}")
+
+    def show_bots(self, bots: list[Bot], current: int) -> None:
+        options = [
+            Option(
+                Text.assemble(bot.name, ("  own key" if bot.has_key else "", "dim")),
+                id=f"bot:{bot.id}",
+            )
+            for bot in bots
+        ]
+        self._replace("#bots", options, f"bot:{current}")
+
+    def show_conversations(self, conversations: list[Conversation], current: int | None) -> None:
+        options = [Option(Text(c.title or "Untitled"), id=f"conv:{c.id}") for c in conversations]
+        if not options:
+            options = [Option(Text("(none yet)", style="dim"), id="conv:none", disabled=True)]
+        self._replace("#conversations", options, f"conv:{current}" if current else None)
+
+    def _replace(self, selector: str, options: list[Option], highlight: str | None) -> None:
+        option_list = self.query_one(selector, OptionList)
+        option_list.clear_options()
+        option_list.add_options(options)
+        if highlight is not None:
+            try:
+                option_list.highlighted = option_list.get_option_index(highlight)
+            except OptionDoesNotExist:
+                option_list.highlighted = None
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        kind, _, value = (event.option.id or "").partition(":")
+        if kind == "provider":
+            self.post_message(self.ProviderChosen(value))
+        elif kind == "bot":
+            self.post_message(self.BotChosen(int(value)))
+        elif kind == "conv" and value != "none":
+            self.post_message(self.ConversationChosen(int(value)))

@@ -1,0 +1,168 @@
+"""The conversation transcript: user messages, streamed Markdown replies, error blocks.
+
+Everything shown here came from the user or the network, so it is never parsed as Rich markup
+(`[bold]`, `[@click=…]` stay text): user text goes through `Text`, replies through Markdown.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from byok_tui.storage.store import Message
+
+
+def reply_meta(provider: str | None, model: str | None, key_source: str | None) -> str:
+    """Which provider, model and key source answered: never any part of the key."""
+    parts = [p for p in (provider, model) if p]
+    if key_source:
+        parts.append(f"{key_source} key" if key_source != "local runtime" else key_source)
+    return " · ".join(parts)
+
+
+class UserMessage(Static):
+    DEFAULT_CSS = """
+    UserMessage {
+        margin: 1 0 0 8;
+        padding: 0 1;
+        background: $boost;
+        border-left: thick $accent;
+    }
+    """
+
+    def __init__(self, content: str) -> None:
+        super().__init__(Text(content), markup=False)
+        self.message_text = content
+
+
+class ErrorBlock(Static):
+    """An error in the conversation: what happened, what to do, what the provider said."""
+
+    DEFAULT_CSS = """
+    ErrorBlock {
+        margin: 1 8 0 0;
+        padding: 0 1;
+        border-left: thick $error;
+        background: $error-muted;
+    }
+    """
+
+    def __init__(self, title: str, remedy: str = "", provider_said: str | None = None) -> None:
+        text = Text()
+        text.append(title, style="bold")
+        if remedy:
+            text.append("\n" + remedy)
+        if provider_said:
+            text.append("\nProvider said: ", style="italic")
+            text.append(provider_said)
+        super().__init__(text, markup=False)
+
+
+class ReplyView(Vertical):
+    """One assistant reply; streams Markdown as it arrives."""
+
+    DEFAULT_CSS = """
+    ReplyView { height: auto; margin: 1 8 0 0; }
+    ReplyView > .meta { color: $text-muted; text-style: italic; }
+    ReplyView > Collapsible { display: none; }
+    ReplyView.has-reasoning > Collapsible { display: block; }
+    ReplyView.partial > .meta { color: $warning; }
+    """
+
+    def __init__(self, content: str = "", reasoning: str = "", meta: str = "") -> None:
+        super().__init__()
+        self.content = content
+        self.reasoning = reasoning
+        self._meta = meta
+        self._stream: MarkdownStream | None = None
+        self._reasoning_stream: MarkdownStream | None = None
+        if reasoning:
+            self.add_class("has-reasoning")
+
+    def compose(self) -> ComposeResult:
+        with Collapsible(title="Reasoning", collapsed=True):
+            yield Markdown(self.reasoning, classes="reasoning")
+        yield Markdown(self.content, classes="body")
+        yield Static(Text(self._meta), classes="meta", markup=False)
+
+    def set_meta(self, meta: str, *, partial: bool = False) -> None:
+        self._meta = meta
+        self.query_one(".meta", Static).update(Text(meta))
+        self.set_class(partial, "partial")
+
+    async def append_text(self, text: str) -> None:
+        self.content += text
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(".body", Markdown))
+        await self._stream.write(text)
+
+    async def append_reasoning(self, text: str) -> None:
+        self.reasoning += text
+        self.add_class("has-reasoning")
+        if self._reasoning_stream is None:
+            self._reasoning_stream = Markdown.get_stream(self.query_one(".reasoning", Markdown))
+        await self._reasoning_stream.write(text)
+
+    async def finish(self) -> None:
+        for stream in (self._stream, self._reasoning_stream):
+            if stream is not None:
+                await stream.stop()
+        self._stream = self._reasoning_stream = None
+
+
+class Transcript(VerticalScroll):
+    DEFAULT_CSS = """
+    Transcript { padding: 0 1; }
+    Transcript > .empty { color: $text-muted; margin: 1 2; }
+    """
+
+    def show_messages(self, messages: list[Message]) -> None:
+        self.remove_children()
+        if not messages:
+            self.mount(
+                Static("No messages yet. Type below and press Enter to send.", classes="empty")
+            )
+            return
+        widgets: list[Widget] = []
+        for message in messages:
+            if message.role == "user":
+                widgets.append(UserMessage(message.content))
+                continue
+            if message.content or message.reasoning:
+                view = ReplyView(
+                    message.content,
+                    message.reasoning,
+                    reply_meta(message.provider, message.model, message.key_source)
+                    + (" · partial" if message.status == "partial" else ""),
+                )
+                view.set_class(message.status == "partial", "partial")
+                widgets.append(view)
+            if message.error_message:
+                # Stored as one line: "What happened. What to do (provider said: …)".
+                title, _, rest = message.error_message.partition(". ")
+                widgets.append(ErrorBlock(title + ("." if rest else ""), rest))
+        self.mount_all(widgets)
+        self.scroll_end(animate=False)
+
+    def add_user(self, content: str) -> None:
+        self.query(".empty").remove()
+        self.mount(UserMessage(content))
+        self.scroll_end(animate=False)
+
+    def start_reply(self, meta: str) -> ReplyView:
+        view = ReplyView(meta=meta)
+        self.mount(view)
+        self.scroll_end(animate=False)
+        return view
+
+    def add_error(self, title: str, remedy: str = "", provider_said: str | None = None) -> None:
+        self.mount(ErrorBlock(title, remedy, provider_said))
+        self.scroll_end(animate=False)
+
+    def last_reply_text(self) -> str | None:
+        replies = self.query(ReplyView)
+        return replies.last().content if replies else None

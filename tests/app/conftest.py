@@ -1,0 +1,81 @@
+"""Helpers for driving the app with Pilot against loopback provider servers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList
+
+from byok_tui.app import ByokApp, build_app
+from byok_tui.screens.chat import ChatScreen
+from byok_tui.screens.chat_messages import ChatState
+from byok_tui.widgets.composer import Composer
+from byok_tui.widgets.key_field import KeyField
+from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
+
+CLOSED_PORT = "127.0.0.1:9"  # nothing listens: the local runtime shows as not running
+
+
+def make_app(**env: str) -> ByokApp:
+    return build_app({**os.environ, "OLLAMA_HOST": CLOSED_PORT, **env})
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def wait_for(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 10) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the app never reached the expected state")
+        await pilot.pause(0.05)
+
+
+def state(app: ByokApp) -> ChatState:
+    loaded = chat(app).state
+    assert loaded is not None
+    return loaded
+
+
+def chat(app: ByokApp) -> ChatScreen:
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
+
+
+async def send(pilot: Pilot[None], text: str) -> None:
+    composer = pilot.app.screen.query_one(Composer)
+    composer.focus()
+    composer.text = text
+    await pilot.press("enter")
+
+
+async def type_into(pilot: Pilot[None], field: KeyField, text: str) -> None:
+    """Put `text` in a key field as a paste would: one change event."""
+    field.query_one(Input).value = text
+    await pilot.pause()
+
+
+async def choose(pilot: Pilot[None], list_id: str, option_id: str) -> None:
+    option_list = pilot.app.screen.query_one(list_id, OptionList)
+    option_list.focus()
+    option_list.highlighted = option_list.get_option_index(option_id)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def replies(app: ByokApp) -> list[str]:
+    return [r.content for r in app.screen.query_one(Transcript).query(ReplyView)]
+
+
+def user_messages(app: ByokApp) -> list[str]:
+    return [m.message_text for m in app.screen.query_one(Transcript).query(UserMessage)]
+
+
+def error_texts(app: ByokApp) -> list[str]:
+    return [str(e.render()) for e in app.screen.query_one(Transcript).query(ErrorBlock)]

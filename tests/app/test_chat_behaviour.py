@@ -1,0 +1,157 @@
+"""What a terminal user expects of the chat screen, beyond keys."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.services import open_services, open_store
+from byok_tui.widgets.composer import Composer
+from byok_tui.widgets.key_field import KeyField
+from byok_tui.widgets.transcript import ReplyView, Transcript
+from tests.app.conftest import chat, make_app, replies, send, settle, type_into, wait_for
+from tests.support.provider_server import Reply, provider_server, sse
+
+KEY = "sk-proj-" + "K" * 60
+
+
+def pieces(*texts: str, finish: bool = True, pause: float = 0.0) -> Reply:
+    steps: list[bytes | float] = []
+    for text in texts:
+        steps += sse({"choices": [{"index": 0, "delta": {"content": text}}]})
+        if pause:
+            steps.append(pause)
+    if finish:
+        steps += sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, done=True)
+    return Reply(steps=steps)
+
+
+def with_key() -> dict[str, str]:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    return {}
+
+
+async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
+    with_key()
+    with provider_server() as server:
+        server.reply_with(pieces("Partial ", "answer", pause=0.2, finish=False))
+        server.replies[0].steps = [*server.replies[0].steps, 20.0]
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "Tell me everything")
+            await wait_for(pilot, lambda: replies(app) == ["Partial answer"])
+            assert "Reply on its way" in str(app.screen.query_one("#activity").render())
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not chat(app)._busy)
+            view = app.screen.query_one(Transcript).query(ReplyView).last()
+            assert "stopped, partial reply kept" in view._meta
+    store = open_store(open_services())
+    bot = store.bots()[0]
+    messages = store.messages(store.conversations(bot.id)[0].id)
+    assert [(m.content, m.status) for m in messages] == [
+        ("Tell me everything", "complete"),
+        ("Partial answer", "partial"),
+    ]
+
+
+async def test_replies_render_as_markdown_with_code_blocks() -> None:
+    with_key()
+    with provider_server() as server:
+        server.reply_with(
+            pieces(
+                "# Title\n\n", "Some **bold** text.\n\n", "```python\n", "print('hi')\n", "```\n"
+            )
+        )
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "markdown please")
+            await wait_for(pilot, lambda: not chat(app)._busy and len(replies(app)) == 1)
+            await pilot.pause(0.2)
+            body = app.screen.query_one(ReplyView).query_one(".body", Markdown)
+            kinds = {type(child).__name__ for child in body.children}
+            assert "MarkdownFence" in kinds
+            assert any("Heading" in k or k == "MarkdownH1" for k in kinds)
+
+
+async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> None:
+    with_key()
+    hostile = "[bold]not bold[/bold] [@click=app.quit]quit?[/] [link=https://evil]x[/link]"
+    with provider_server() as server:
+        server.reply_with(pieces(hostile))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "[@click=app.quit]me too[/]")
+            await wait_for(pilot, lambda: replies(app) == [hostile])
+            await pilot.click(ReplyView)
+            await pilot.pause()
+            assert app.is_running
+            assert app.return_code is None
+
+
+async def test_copy_puts_the_last_reply_on_the_clipboard() -> None:
+    with_key()
+    with provider_server() as server:
+        server.reply_with(pieces("copy me"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await wait_for(pilot, lambda: replies(app) == ["copy me"] and not chat(app)._busy)
+            await pilot.press("ctrl+t")
+            assert app.clipboard == "copy me"
+
+
+async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() -> None:
+    with_key()
+    with provider_server() as server:
+        server.reply_with(pieces("slow", pause=3.0))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "first")
+            await wait_for(pilot, lambda: chat(app)._busy)
+            await send(pilot, "second, typed too early")
+            assert app.screen.query_one(Composer).text == "second, typed too early"
+            await pilot.press("escape")
+
+
+async def test_at_80_by_24_the_side_panes_collapse_and_the_chat_stays_usable() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not app.screen.query_one("#config").display
+        assert not app.screen.query_one("#sidebar").display
+        transcript = app.screen.query_one(Transcript)
+        assert transcript.size.width >= 70
+        await pilot.press("ctrl+o")
+        assert app.screen.query_one("#config").display
+        await pilot.press("ctrl+o")
+        assert not app.screen.query_one("#config").display
+
+
+async def test_a_key_shaped_for_another_provider_warns_but_is_saved() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        groq_key = "gsk_" + "w" * 52
+        await type_into(pilot, app.screen.query_one("#row-openai KeyField", KeyField), groq_key)
+        warning = app.screen.query_one("#row-openai .warning")
+        assert "looks like a Groq key, but the provider is OpenAI" in str(warning.render())
+        await pilot.pause(0.2)
+        app.context.writer.wait_idle()
+    assert open_key_store(app_paths()).get(entry_name("openai")) == groq_key
+
+
+async def test_the_command_palette_offers_the_chat_actions() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        for title in ("Settings", "Retry", "New chat", "Bot config", "Copy reply"):
+            assert title in titles

@@ -1,0 +1,187 @@
+"""The app, driven by Pilot: keys set, rotated and overridden reach the server at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.services import AppContext, open_services
+from byok_tui.storage.store import BotConfig
+from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.key_field import KeyField
+from tests.app.conftest import (
+    choose,
+    error_texts,
+    make_app,
+    replies,
+    send,
+    settle,
+    state,
+    type_into,
+    user_messages,
+    wait_for,
+)
+from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
+
+FIRST = "sk-proj-FIRST" + "1" * 50
+SECOND = "sk-proj-SECOND" + "2" * 50
+PER_BOT = "sk-proj-PERBOT" + "3" * 50
+
+
+def answer(text: str = "Hello from the server") -> Reply:
+    return Reply(
+        steps=sse(
+            {"choices": [{"index": 0, "delta": {"content": text}}]},
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            done=True,
+        )
+    )
+
+
+@pytest.fixture
+def openai_server() -> Iterator[ProviderServer]:
+    with provider_server() as server:
+        server.reply_with(answer())
+        yield server
+
+
+def openai_env(server: ProviderServer) -> dict[str, str]:
+    return {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
+
+
+def auth_headers(server: ProviderServer) -> list[str | None]:
+    return [r.header("authorization") for r in server.requests]
+
+
+async def test_a_key_typed_in_settings_is_sent_with_the_next_message(
+    openai_server: ProviderServer,
+) -> None:
+    app = make_app(**openai_env(openai_server))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        field = app.screen.query_one("#row-openai KeyField", KeyField)
+        await type_into(pilot, field, FIRST)
+        await pilot.press("escape")
+        await settle(pilot)
+        await choose(pilot, "#providers", "provider:openai")
+        await send(pilot, "Hi there")
+        await wait_for(pilot, lambda: replies(app) == ["Hello from the server"])
+    assert auth_headers(openai_server) == [f"Bearer {FIRST}"]
+    assert open_key_store(app_paths()).get(entry_name("openai")) == FIRST
+
+
+async def test_a_key_rotated_in_the_config_pane_is_used_by_the_very_next_message(
+    openai_server: ProviderServer,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), FIRST)
+    app = make_app(**openai_env(openai_server))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert state(app).bot.config.provider == "openai"  # the provider with a key
+        await send(pilot, "one")
+        await wait_for(pilot, lambda: len(replies(app)) == 1)
+        await type_into(pilot, app.screen.query_one("#global-key", KeyField), SECOND)
+        await send(pilot, "two")  # at once: no pause, no restart
+        await wait_for(pilot, lambda: len(replies(app)) == 2)
+    assert auth_headers(openai_server) == [f"Bearer {FIRST}", f"Bearer {SECOND}"]
+
+
+async def test_a_per_bot_key_is_used_for_that_bot_only_and_clearing_it_falls_back(
+    openai_server: ProviderServer,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), FIRST)
+    context = AppContext.open(open_services())
+    other = context.store.create_bot(BotConfig("Other", "openai", "gpt-5.5"))
+    app = make_app(**openai_env(openai_server))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(ConfigPane)
+        await type_into(pilot, pane.query_one("#bot-key", KeyField), PER_BOT)
+        await settle(pilot)
+        assert "per-bot key" in str(pane.query_one("#key-in-use").render())
+        await send(pilot, "mine")
+        await wait_for(pilot, lambda: len(replies(app)) == 1)
+
+        await choose(pilot, "#bots", f"bot:{other.id}")
+        await send(pilot, "other bot")
+        await wait_for(
+            pilot, lambda: len(replies(app)) == 1 and user_messages(app) == ["other bot"]
+        )
+        await wait_for(pilot, lambda: len(openai_server.requests) == 2)
+
+        default = next(b for b in state(app).bots if b.name == "Default")
+        await choose(pilot, "#bots", f"bot:{default.id}")
+        await type_into(pilot, app.screen.query_one("#bot-key", KeyField), "")
+        await send(pilot, "cleared")
+        await wait_for(pilot, lambda: len(openai_server.requests) == 3)
+    assert auth_headers(openai_server) == [
+        f"Bearer {PER_BOT}",
+        f"Bearer {FIRST}",
+        f"Bearer {FIRST}",
+    ]
+
+
+async def test_switching_provider_in_the_sidebar_sends_to_that_provider() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), FIRST)
+    open_key_store(app_paths()).set(entry_name("groq"), "gsk_" + "g" * 52)
+    with provider_server() as openai, provider_server() as groq:
+        openai.reply_with(answer("from openai"))
+        groq.reply_with(answer("from groq"))
+        app = make_app(**openai_env(openai), BYOK_TUI_GROQ_BASE_URL=f"{groq.base_url}/openai/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await choose(pilot, "#providers", "provider:groq")
+            assert state(app).bot.config.provider == "groq"
+            await send(pilot, "which one?")
+            await wait_for(pilot, lambda: replies(app) == ["from groq"])
+        assert openai.requests == []
+        assert groq.requests[0].json["model"] == "llama-3.3-70b-versatile"
+
+
+async def test_no_key_shows_the_error_block_sends_nothing_and_keeps_the_message(
+    openai_server: ProviderServer,
+) -> None:
+    app = make_app(**openai_env(openai_server))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await choose(pilot, "#providers", "provider:openai")
+        await send(pilot, "Is anyone there?")
+        await wait_for(pilot, lambda: bool(error_texts(app)))
+        assert "No API key for OpenAI" in error_texts(app)[0]
+        assert "correct provider" in error_texts(app)[0]
+        assert user_messages(app) == ["Is anyone there?"]
+        assert openai_server.requests == []
+        # Fix the key, then one key retries the same message.
+        await type_into(pilot, app.screen.query_one("#global-key", KeyField), FIRST)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: replies(app)[-1:] == ["Hello from the server"])
+    assert openai_server.requests[0].json["messages"][-1]["content"] == "Is anyone there?"
+
+
+async def test_a_429_counts_down_then_retries_by_itself() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), FIRST)
+    limited = Reply(
+        429,
+        {"content-type": "application/json", "retry-after": "1"},
+        [b'{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}'],
+    )
+    with provider_server() as server:
+        server.reply_with(limited, answer("after the wait"))
+        app = make_app(**openai_env(server))
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "busy?")
+            await wait_for(
+                pilot,
+                lambda: (
+                    "Rate limited: retrying in" in str(app.screen.query_one("#activity").render())
+                ),
+            )
+            assert "Rate limit reached" in error_texts(app)[0]
+            await wait_for(pilot, lambda: replies(app)[-1:] == ["after the wait"], timeout=15)
+        assert len(server.requests) == 2
