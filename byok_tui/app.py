@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -52,6 +53,39 @@ class ByokApp(App[None]):
                 self.screen.refresh_keys()
 
         self.push_screen(SettingsScreen(self.context), back)
+
+    @work(thread=True, exclusive=True, group="export")
+    def action_export_all_data(self) -> None:
+        """Export All Data (seed 3): bots, conversations and settings, never a key."""
+        import os
+        import time
+
+        from byok_tui.errors import ByokError
+        from byok_tui.keys import entry_name, normalize_key
+        from byok_tui.providers.registry import key_providers
+        from byok_tui.storage.transfer import export_all
+
+        services = self.context.services
+        folder = services.paths.data_dir / "exports"
+        try:
+            known = list(
+                services.store.get_many(entry_name(p.id) for p in key_providers()).values()
+            )
+            known += [
+                normalize_key(services.environ.get(v, ""))
+                for p in key_providers()
+                for v in p.env_vars
+            ]
+            data = export_all(self.context.store, [k for k in known if k])
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+        except (ByokError, OSError) as error:
+            self.call_from_thread(self.notify, f"Export failed: {error}", severity="error")
+            return
+        self.call_from_thread(self.notify, f"Exported (no keys included) to {path}", timeout=10)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -19,6 +19,7 @@ class Key:
 APP_KEYS = (
     Key("ctrl+q", "quit", "Quit", "app.quit", priority=True),
     Key("ctrl+s", "open_settings", "Settings", "app.settings"),
+    Key("f10", "export_all_data", "Export All Data", "app.export", show=False),
 )
 
 CHAT_KEYS = (
@@ -27,7 +28,8 @@ CHAT_KEYS = (
     Key("ctrl+n", "new_conversation", "New chat", "chat.new"),
     Key("ctrl+b", "toggle_sidebar", "Sidebar", "chat.sidebar"),
     Key("ctrl+o", "toggle_config", "Bot config", "chat.config"),
-    Key("ctrl+t", "copy_last_reply", "Copy reply", "chat.copy"),
+    # Copies the focused message (click it, or tab to it), else the last reply.
+    Key("ctrl+t", "copy_message", "Copy", "chat.copy"),
     Key("f2", "rename_conversation", "Rename", "chat.rename", show=False),
     Key("ctrl+delete", "delete_conversation", "Delete chat", "chat.delete", show=False),
 )

@@ -409,13 +409,13 @@ class ChatScreen(Screen[None]):
             if selector not in self._shown_by_user:
                 self.query_one(selector).display = event.size.width >= limit
 
-    def action_copy_last_reply(self) -> None:
-        text = self.query_one(Transcript).last_reply_text()
+    def action_copy_message(self) -> None:
+        text = self.query_one(Transcript).text_to_copy()
         if not text:
-            self.notify("No reply to copy yet.")
+            self.notify("No message to copy yet.")
             return
         self.app.copy_to_clipboard(text)
-        self.notify("Reply copied to the clipboard.")
+        self.notify("Copied to the clipboard.")
 
     def action_rename_conversation(self) -> None:
         if self.state is None or self.state.conversation is None:

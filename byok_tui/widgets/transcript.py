@@ -24,7 +24,7 @@ def reply_meta(provider: str | None, model: str | None, key_source: str | None) 
     return " · ".join(parts)
 
 
-class UserMessage(Static):
+class UserMessage(Static, can_focus=True):
     DEFAULT_CSS = """
     UserMessage {
         margin: 1 0 0 8;
@@ -32,6 +32,7 @@ class UserMessage(Static):
         background: $boost;
         border-left: thick $accent;
     }
+    UserMessage:focus { background: $accent 30%; }
     """
 
     def __init__(self, content: str) -> None:
@@ -62,11 +63,12 @@ class ErrorBlock(Static):
         super().__init__(text, markup=False)
 
 
-class ReplyView(Vertical):
+class ReplyView(Vertical, can_focus=True):
     """One assistant reply; streams Markdown as it arrives."""
 
     DEFAULT_CSS = """
     ReplyView { height: auto; margin: 1 8 0 0; }
+    ReplyView:focus { background: $boost; }
     ReplyView > .meta { color: $text-muted; text-style: italic; }
     ReplyView > Collapsible { display: none; }
     ReplyView.has-reasoning > Collapsible { display: block; }
@@ -163,6 +165,12 @@ class Transcript(VerticalScroll):
         self.mount(ErrorBlock(title, remedy, provider_said))
         self.scroll_end(animate=False)
 
-    def last_reply_text(self) -> str | None:
+    def text_to_copy(self) -> str | None:
+        """The focused message's text, else the last reply's."""
+        focused = self.screen.focused
+        if isinstance(focused, UserMessage):
+            return focused.message_text
+        if isinstance(focused, ReplyView):
+            return focused.content
         replies = self.query(ReplyView)
         return replies.last().content if replies else None

@@ -9,7 +9,7 @@ from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
-from byok_tui.widgets.transcript import ReplyView, Transcript
+from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
 from tests.app.conftest import chat, make_app, replies, send, settle, type_into, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
 
@@ -92,7 +92,7 @@ async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> No
             assert app.return_code is None
 
 
-async def test_copy_puts_the_last_reply_on_the_clipboard() -> None:
+async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard() -> None:
     with_key()
     with provider_server() as server:
         server.reply_with(pieces("copy me"))
@@ -103,6 +103,9 @@ async def test_copy_puts_the_last_reply_on_the_clipboard() -> None:
             await wait_for(pilot, lambda: replies(app) == ["copy me"] and not chat(app)._busy)
             await pilot.press("ctrl+t")
             assert app.clipboard == "copy me"
+            app.screen.query_one(UserMessage).focus()
+            await pilot.press("ctrl+t")
+            assert app.clipboard == "hi"
 
 
 async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() -> None:
@@ -153,5 +156,19 @@ async def test_the_command_palette_offers_the_chat_actions() -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        for title in ("Settings", "Retry", "New chat", "Bot config", "Copy reply"):
+        for title in ("Settings", "Retry", "New chat", "Bot config", "Copy", "Export All Data"):
             assert title in titles
+
+
+async def test_export_all_data_from_the_app_writes_a_file_without_keys() -> None:
+    with_key()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f10")
+        await settle(pilot)
+    [exported] = (app_paths().data_dir / "exports").glob("*.json")
+    text = exported.read_text()
+    assert '"format": "byok-tui-export"' in text
+    assert KEY not in text
+    assert (exported.stat().st_mode & 0o777) == 0o600
