@@ -31,6 +31,7 @@ CHAT_KEYS = (
     # Copies the focused message (click it, or tab to it), else the last reply.
     Key("ctrl+t", "copy_message", "Copy", "chat.copy"),
     Key("f2", "rename_conversation", "Rename", "chat.rename", show=False),
+    Key("f4", "edit_in_editor", "Edit in $EDITOR", "chat.editor", show=False),
     Key("ctrl+delete", "delete_conversation", "Delete chat", "chat.delete", show=False),
 )
 

@@ -9,6 +9,7 @@ the app and `byok-tui ask` both drive this.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from byok_tui.providers.types import (
 from byok_tui.storage.store import Bot, BotConfig, Conversation, Message, Store
 
 FLUSH_SECONDS = 1.0
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,9 +160,13 @@ class ConversationService:
         )
         yield ReplyStarted(reply, key)
         recorder = ReplyRecorder(store, reply.id)
+        history = history_for(store.messages(conversation.id))
+        if text is not None and history:
+            # Stored with any key scrubbed; sent as typed (the user confirmed a key in it).
+            history = (*history[:-1], ChatMessage("user", text))
         request = ChatRequest(
             model=config.model,
-            messages=history_for(store.messages(conversation.id)),
+            messages=history,
             system=config.system_prompt or None,
             temperature=config.temperature,
             max_tokens=config.max_tokens,
@@ -193,4 +199,8 @@ class ConversationService:
 async def _flush_every_second(recorder: ReplyRecorder) -> None:
     while True:
         await asyncio.sleep(FLUSH_SECONDS)
-        recorder.flush_pending()
+        try:
+            recorder.flush_pending()
+        except ByokError as error:
+            # The reply keeps streaming to the screen; the final save reports the failure.
+            log.warning("could not save the reply so far: %s", error.one_line())

@@ -8,6 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from byok_tui.redaction import redact
+from byok_tui.sanitize import strip_terminal_controls
 
 
 class ErrorKind(StrEnum):
@@ -67,8 +68,10 @@ class ByokError(Exception):
     kind: ErrorKind = ErrorKind.USAGE
 
     def __init__(self, message: str, *, remedy: str | None = None) -> None:
-        self.message = redact(message)
-        self.remedy = redact(remedy if remedy is not None else REMEDIES[self.kind])
+        self.message = strip_terminal_controls(redact(message))
+        self.remedy = strip_terminal_controls(
+            redact(remedy if remedy is not None else REMEDIES[self.kind])
+        )
         super().__init__(self.message)
 
     def one_line(self) -> str:

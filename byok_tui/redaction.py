@@ -127,6 +127,21 @@ def redact_known_secrets(text: str) -> str:
     return _REDACTOR.redact_known(text)
 
 
+def secrets_in(text: str) -> list[str]:
+    """What in `text` looks like a key, in words (never the key): for holding a prompt that
+    would send one of the user's keys, or anything shaped like a provider's key, to a model."""
+    from byok_tui.providers.registry import key_providers
+
+    found = []
+    literal = _REDACTOR._literal
+    if literal is not None and literal.search(text):
+        found.append("one of your API keys")
+    for provider in key_providers():
+        if provider.key_pattern and re.search(provider.key_pattern, text):
+            found.append(f"something shaped like a {provider.display_name} key")
+    return found
+
+
 def forget_secrets() -> None:
     """Drop all remembered secrets (tests use this to start from a clean state)."""
     _REDACTOR.forget_all()

@@ -17,6 +17,7 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     TextDelta,
 )
+from byok_tui.redaction import secrets_in
 from byok_tui.services import Services, open_services
 
 EXIT_STATUS: dict[ErrorKind, int] = {
@@ -79,6 +80,11 @@ def add_parsers(commands: Any) -> None:
     )
     ask.add_argument(
         "--reasoning", action="store_true", help="also print reasoning, to standard error"
+    )
+    ask.add_argument(
+        "--allow-secrets",
+        action="store_true",
+        help="send the prompt even if it contains one of your keys or a key-shaped string",
     )
     ask.set_defaults(run=_ask)
 
@@ -154,6 +160,17 @@ def _ask(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens or bot.config.max_tokens,
     )
     prompt = _read_prompt(args.prompt)
+    from byok_tui.keys.overview import key_overview
+
+    key_overview(providers(), services.store, services.environ)  # knows every key, to spot one
+    for known in store.bots():
+        store.bot_key(known.id)
+    found = secrets_in(prompt)
+    if found and not args.allow_secrets:
+        raise ByokError(
+            f"the prompt contains {' and '.join(found)}; nothing was sent",
+            remedy="Remove it, or pass --allow-secrets to send it anyway.",
+        )
     conversation = store.create_conversation(bot.id, _title(prompt))
     try:
         return asyncio.run(_stream(services, store, bot, conversation, prompt, config, args))

@@ -24,7 +24,14 @@ from byok_tui.providers import endpoints
 from byok_tui.providers.errors import ProviderError, classify_http_error, protocol_error
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.registry import Provider
-from byok_tui.providers.types import ChatRequest, ListedModel, RateLimitWait, StreamEvent
+from byok_tui.providers.types import (
+    ChatRequest,
+    ListedModel,
+    RateLimitWait,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+)
 from byok_tui.providers.wire import HttpCall, load_json
 
 if TYPE_CHECKING:
@@ -160,8 +167,15 @@ class ProviderClient:
         """Translate transport failures mid-stream into ProviderErrors."""
         import httpx
 
+        from byok_tui.providers import wire
+
+        characters = 0
         try:
             async for event in events:
+                if isinstance(event, TextDelta | ReasoningDelta):
+                    characters += len(event.text)
+                    if characters > wire.MAX_REPLY_CHARS:
+                        raise wire.too_large(provider, "the reply is far longer than any real one")
                 yield event
         except httpx.TimeoutException:
             raise _timeout(provider) from None

@@ -17,6 +17,7 @@ from typing import Any
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind
 from byok_tui.providers.registry import Provider
 from byok_tui.redaction import redact
+from byok_tui.sanitize import strip_terminal_controls
 
 _MAX_PROVIDER_MESSAGE = 500
 
@@ -39,7 +40,9 @@ class ProviderError(ByokError):
         self.kind = kind
         self.provider_id = provider.id
         self.status = status
-        self.provider_message = redact(provider_message) if provider_message else None
+        self.provider_message = (
+            strip_terminal_controls(redact(provider_message)) if provider_message else None
+        )
         self.retry_after = retry_after
         self.daily_limit = daily_limit
         remedy = remedy or _remedy(kind, provider, retry_after, daily_limit)
@@ -261,7 +264,7 @@ def stream_error(provider: Provider, payload: Any) -> ProviderError:
     if isinstance(error, dict) and isinstance(error.get("code"), int):
         status = error["code"]
     classified = classify_http_error(provider, status, {}, json.dumps(payload))
-    classified.provider_message = redact(message[:_MAX_PROVIDER_MESSAGE])
+    classified.provider_message = strip_terminal_controls(redact(message[:_MAX_PROVIDER_MESSAGE]))
     return classified
 
 

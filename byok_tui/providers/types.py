@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from byok_tui.sanitize import strip_terminal_controls
+
 Role = Literal["user", "assistant"]
 
 
@@ -25,12 +27,20 @@ class ChatRequest:
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
+    """Reply text. Made terminal-safe when created: it came from the network."""
+
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", strip_terminal_controls(self.text))
 
 
 @dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", strip_terminal_controls(self.text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import time
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.screen import Screen
@@ -26,6 +26,7 @@ from byok_tui.keys import entry_name
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, TextDelta
+from byok_tui.redaction import redact_known_secrets, secrets_in
 from byok_tui.screens.chat_messages import (
     ChatState,
     ConversationStarted,
@@ -39,7 +40,7 @@ from byok_tui.screens.chat_messages import (
 from byok_tui.screens.chat_state import key_in_use, model_choices, read_state
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.services import AppContext
-from byok_tui.storage.store import BotConfig
+from byok_tui.storage.store import BotConfig, StorageError
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.sidebar import Sidebar
@@ -244,8 +245,27 @@ class ChatScreen(Screen[None]):
             composer.text = message.text  # give it back: never lose what was typed
             self.notify("A reply is on its way: wait, or press Escape to stop it.")
             return
-        self.query_one(Transcript).add_user(message.text)
-        self._start_send(message.text)
+        found = secrets_in(message.text)
+        if not found:
+            self._send_new(message.text)
+            return
+        text = message.text
+
+        def decided(send_anyway: bool | None) -> None:
+            if send_anyway:
+                self._send_new(text)
+            else:
+                self.query_one(Composer).text = text  # held, not lost
+
+        question = (
+            f"Your message contains {' and '.join(found)}. It would be sent to the model's "
+            "provider and kept in its logs. Send it anyway?"
+        )
+        self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
+
+    def _send_new(self, text: str) -> None:
+        self.query_one(Transcript).add_user(text)
+        self._start_send(text)
 
     @property
     def _busy(self) -> bool:
@@ -278,6 +298,8 @@ class ChatScreen(Screen[None]):
                     self.post_message(ReplyOpened(meta))
                 else:
                     self.post_message(ReplyEvent(event))
+        except StorageError as error:
+            self.post_message(ReplyFailed(error, unsent=text))
         except ByokError as error:
             self.post_message(ReplyFailed(error))
         except asyncio.CancelledError:
@@ -315,6 +337,9 @@ class ChatScreen(Screen[None]):
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
         error = message.error
+        composer = self.query_one(Composer)
+        if message.unsent and not composer.text:
+            composer.text = message.unsent  # it could not be saved: keep it where it was typed
         if self._reply is not None and not (self._reply.content or self._reply.reasoning):
             await self._reply.remove()  # nothing arrived: the error block says it all
             self._reply = None
@@ -414,8 +439,47 @@ class ChatScreen(Screen[None]):
         if not text:
             self.notify("No message to copy yet.")
             return
-        self.app.copy_to_clipboard(text)
+        # A key pasted into a conversation is not copied on to wherever the clipboard goes.
+        self.app.copy_to_clipboard(redact_known_secrets(text))
         self.notify("Copied to the clipboard.")
+
+    def action_edit_in_editor(self) -> None:
+        """Write the message in $VISUAL or $EDITOR; the editor gets no provider keys."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+        from pathlib import Path
+
+        from byok_tui.child_env import child_environment
+
+        composer = self.query_one(Composer)
+        command = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+        fd, name = tempfile.mkstemp(prefix="byok-message-", suffix=".md")  # 0600
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(composer.text)
+            try:
+                with self.app.suspend():
+                    result = subprocess.run([*command, name], env=child_environment(), check=False)
+            except SuspendNotSupported:  # headless: nothing to hand over, just run it
+                result = subprocess.run(
+                    [*command, name], env=child_environment(), check=False, capture_output=True
+                )
+            if result.returncode == 0:
+                composer.text = path.read_text(encoding="utf-8").rstrip("\n")
+            else:
+                self.notify(
+                    f"The editor exited with status {result.returncode}; "
+                    "the message was not changed.",
+                    severity="warning",
+                )
+        except OSError as error:
+            self.notify(f"Cannot run the editor {command[0]!r}: {error.strerror}", severity="error")
+        finally:
+            path.unlink(missing_ok=True)
+        composer.focus()
 
     def action_rename_conversation(self) -> None:
         if self.state is None or self.state.conversation is None:

@@ -61,9 +61,10 @@ class ReplyOpened(Message):
 
 
 class ReplyFailed(Message):
-    def __init__(self, error: ByokError) -> None:
+    def __init__(self, error: ByokError, unsent: str | None = None) -> None:
         super().__init__()
         self.error = error
+        self.unsent = unsent  # the user's text, when even saving it failed
 
 
 class ReplyEnded(Message):

@@ -43,15 +43,16 @@ class ConfirmDialog(ModalScreen[bool]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, yes: str = "Delete") -> None:
         super().__init__()
         self._question = question
+        self._yes = yes
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._question)
             with Horizontal():
-                yield Button("Delete", variant="error", id="yes")
+                yield Button(self._yes, variant="error", id="yes")
                 yield Button("Cancel", id="no")
 
     def on_mount(self) -> None:

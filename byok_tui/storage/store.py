@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from byok_tui.errors import ByokError
+from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import normalize_key
-from byok_tui.redaction import redact, remember_secret
+from byok_tui.redaction import redact, redact_known_secrets, remember_secret
 from byok_tui.storage.db import connect
 
 # A reply is 'partial' from its first byte until it completes, so that a process killed
@@ -81,6 +81,25 @@ class Message:
     created: float
 
 
+class StorageError(ByokError):
+    """The database could not be written (disk full, locked by another process, damaged)."""
+
+    kind = ErrorKind.KEY_STORE
+
+    def __init__(self, path: Path, error: sqlite3.Error) -> None:
+        text = str(error).lower()
+        if "full" in text:
+            problem = "the disk is full"
+            remedy = "Free some disk space, then retry (ctrl+r); nothing typed is lost."
+        elif "locked" in text or "busy" in text:
+            problem = "another program holds it locked"
+            remedy = "Close the other program or wait a moment, then retry."
+        else:
+            problem = f"it failed ({error})"
+            remedy = "Retry; if it keeps failing, move the database aside."
+        super().__init__(f"cannot save to the database {path}: {problem}", remedy=remedy)
+
+
 class NotFoundError(ByokError):
     def __init__(self, message: str) -> None:
         super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
@@ -130,13 +149,19 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         connection = self.connection()
-        connection.execute("BEGIN IMMEDIATE")
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StorageError(self.path, error) from None
         try:
             yield connection
-        except BaseException:
-            connection.execute("ROLLBACK")
+            connection.execute("COMMIT")
+        except BaseException as error:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise StorageError(self.path, error) from None
             raise
-        connection.execute("COMMIT")
 
     def _one(self, sql: str, *args: Any) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.connection().execute(sql, args).fetchone()
@@ -296,7 +321,7 @@ class Store:
                     str(uuid.uuid4()),
                     conversation_id,
                     role,
-                    content,
+                    redact_known_secrets(content),  # no key kept, even one typed
                     provider,
                     model,
                     key_source,
@@ -326,8 +351,8 @@ class Store:
                 " error_message = ?, input_tokens = ?, output_tokens = ?, updated = ?"
                 " WHERE id = ?",
                 (
-                    content,
-                    reasoning,
+                    redact_known_secrets(content),
+                    redact_known_secrets(reasoning),
                     status,
                     error_kind,
                     redact(error_message) if error_message else None,

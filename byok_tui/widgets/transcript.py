@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.storage.store import Message
 
 
@@ -36,7 +37,7 @@ class UserMessage(Static, can_focus=True):
     """
 
     def __init__(self, content: str) -> None:
-        super().__init__(Text(content), markup=False)
+        super().__init__(Text(strip_terminal_controls(content)), markup=False)
         self.message_text = content
 
 
@@ -53,6 +54,8 @@ class ErrorBlock(Static):
     """
 
     def __init__(self, title: str, remedy: str = "", provider_said: str | None = None) -> None:
+        title, remedy = strip_terminal_controls(title), strip_terminal_controls(remedy)
+        provider_said = strip_terminal_controls(provider_said) if provider_said else None
         text = Text()
         text.append(title, style="bold")
         if remedy:
@@ -77,8 +80,8 @@ class ReplyView(Vertical, can_focus=True):
 
     def __init__(self, content: str = "", reasoning: str = "", meta: str = "") -> None:
         super().__init__()
-        self.content = content
-        self.reasoning = reasoning
+        self.content = strip_terminal_controls(content)
+        self.reasoning = strip_terminal_controls(reasoning)
         self._meta = meta
         self._stream: MarkdownStream | None = None
         self._reasoning_stream: MarkdownStream | None = None

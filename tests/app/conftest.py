@@ -43,9 +43,8 @@ def state(app: ByokApp) -> ChatState:
 
 
 def chat(app: ByokApp) -> ChatScreen:
-    screen = app.screen
-    assert isinstance(screen, ChatScreen)
-    return screen
+    """The chat screen, even while a dialog or Settings is on top of it."""
+    return next(s for s in app.screen_stack if isinstance(s, ChatScreen))
 
 
 async def send(pilot: Pilot[None], text: str) -> None:
@@ -70,12 +69,12 @@ async def choose(pilot: Pilot[None], list_id: str, option_id: str) -> None:
 
 
 def replies(app: ByokApp) -> list[str]:
-    return [r.content for r in app.screen.query_one(Transcript).query(ReplyView)]
+    return [r.content for r in chat(app).query_one(Transcript).query(ReplyView)]
 
 
 def user_messages(app: ByokApp) -> list[str]:
-    return [m.message_text for m in app.screen.query_one(Transcript).query(UserMessage)]
+    return [m.message_text for m in chat(app).query_one(Transcript).query(UserMessage)]
 
 
 def error_texts(app: ByokApp) -> list[str]:
-    return [str(e.render()) for e in app.screen.query_one(Transcript).query(ErrorBlock)]
+    return [str(e.render()) for e in chat(app).query_one(Transcript).query(ErrorBlock)]

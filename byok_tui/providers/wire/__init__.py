@@ -8,6 +8,7 @@ build plain `HttpCall` descriptions and read an httpx response; they never open 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,9 +20,12 @@ from byok_tui.providers.registry import Provider
 if TYPE_CHECKING:
     import httpx
 
-# A single stream line or event larger than this is not a chat reply: refuse it rather than
-# let a broken or hostile server grow our memory without bound.
-MAX_EVENT_BYTES = 8 * 1024 * 1024
+# Bounds that no real chat reply comes near, so that a broken or hostile server cannot grow
+# memory without bound or hold a stream open forever.
+MAX_EVENT_BYTES = 4 * 1024 * 1024  # one SSE event or NDJSON line
+MAX_STREAM_BYTES = 32 * 1024 * 1024  # one whole stream, keep-alive comments included
+MAX_STREAM_SECONDS = 30 * 60.0
+MAX_REPLY_CHARS = 2_000_000  # text and reasoning of one reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,34 +53,78 @@ def truncated(provider: Provider) -> ProviderError:
     )
 
 
+def too_large(provider: Provider, what: str) -> ProviderError:
+    return ProviderError(
+        ErrorKind.TOO_LARGE,
+        f"{provider.display_name}: {what}; byok-tui stopped reading",
+        provider=provider,
+        remedy="What arrived is kept. If this is a real reply, ask for a shorter one.",
+    )
+
+
+class StreamBudget:
+    """Bounds on one stream, so a broken or hostile server cannot grow memory or run forever
+    (a stream of keep-alive comments never yields an event, so this sits under the parser)."""
+
+    def __init__(self, provider: Provider) -> None:
+        self._provider = provider
+        self._started = time.monotonic()
+        self._received = 0
+
+    def add(self, amount: int) -> None:
+        self._received += amount
+        if self._received > MAX_STREAM_BYTES:
+            raise too_large(self._provider, f"the stream passed {MAX_STREAM_BYTES // 2**20} MB")
+        if time.monotonic() - self._started > MAX_STREAM_SECONDS:
+            raise too_large(
+                self._provider, f"the stream went on for over {MAX_STREAM_SECONDS / 60:.0f} min"
+            )
+
+
 async def sse_events(
     provider: Provider, response: httpx.Response
 ) -> AsyncIterator[tuple[str, str]]:
-    """(event name, data) for each Server-Sent Event; comments and pings' names pass through.
+    """(event name, data) for each Server-Sent Event; comments are dropped.
 
-    httpx-sse splits lines only at CR, LF and CRLF (never at U+2028 inside JSON) and decodes
-    UTF-8 incrementally, so events split at any byte boundary are reassembled correctly.
+    Framing is httpx-sse's own: lines split only at CR, LF and CRLF (never at U+2028 inside
+    JSON), text decoded incrementally (events split at any byte boundary are reassembled).
+    Driven here rather than through EventSource so that the bounds apply to comments and to
+    a line or event that never ends.
     """
-    from httpx_sse import EventSource
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
-    source = EventSource(response)
-    async for event in source.aiter_sse():
-        if len(event.data) > MAX_EVENT_BYTES:
-            raise protocol_error(provider, "the stream sent an event too large to be a reply")
-        yield event.event, event.data
+    lines, events = SSELineDecoder(), SSEDecoder()
+    budget = StreamBudget(provider)
+    pending = 0  # characters of the event being assembled
+    async for text in response.aiter_text():
+        budget.add(len(text))
+        for line in lines.decode(text):
+            pending += len(line)
+            event = events.decode(line)
+            if event is not None:
+                pending = 0
+                yield event.event, event.data
+        if pending + sum(len(part) for part in lines.buffer) > MAX_EVENT_BYTES:
+            raise too_large(provider, "one event of the stream is too large to be a reply")
+    for line in lines.flush():
+        event = events.decode(line)
+        if event is not None:
+            yield event.event, event.data
 
 
 async def ndjson_lines(provider: Provider, response: httpx.Response) -> AsyncIterator[str]:
     """Each newline-terminated line (only `\\n` ends a line); bounded in length."""
+    budget = StreamBudget(provider)
     buffer = b""
     async for chunk in response.aiter_bytes():
+        budget.add(len(chunk))
         buffer += chunk
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
             if line.strip():
                 yield _decode_line(provider, line)
         if len(buffer) > MAX_EVENT_BYTES:
-            raise protocol_error(provider, "the stream sent a line too long to be a reply")
+            raise too_large(provider, "one line of the stream is too long to be a reply")
     if buffer.strip():
         yield _decode_line(provider, buffer)
 

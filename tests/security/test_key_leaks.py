@@ -1,0 +1,197 @@
+"""Every place a key could leak to, checked with keys of all kinds set: global (stored),
+per-bot, environment. Logs and crash reports have their own files beside this one."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from byok_tui.paths import app_paths
+from byok_tui.services import open_services, open_store
+from byok_tui.storage.share import encode_bot_link
+from byok_tui.storage.store import BotConfig
+from tests.app.conftest import make_app, replies, send, settle, wait_for
+from tests.support.cli import run_cli
+from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
+from tests.support.provider_server import Reply, provider_server, sse
+
+GLOBAL_KEYS = {p: k for p, k in FAKE_KEYS.items() if p != "openai"}
+ALL_KEYS = (*GLOBAL_KEYS.values(), PER_BOT_KEY, ENV_KEY)
+
+
+def done(text: str = "ok") -> Reply:
+    return Reply(
+        steps=sse(
+            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]},
+            done=True,
+        )
+    )
+
+
+def set_every_kind_of_key() -> None:
+    for provider_id, key in GLOBAL_KEYS.items():
+        assert run_cli("keys", "set", provider_id, stdin=key).returncode == 0
+    assert run_cli("bot", "add", "Mine", "-p", "groq").returncode == 0
+    assert run_cli("bot", "key", "Mine", stdin=PER_BOT_KEY).returncode == 0
+
+
+def test_no_file_but_the_key_store_and_the_bots_k_field_holds_a_key(tmp_path: Path) -> None:
+    set_every_kind_of_key()
+    with provider_server() as server:
+        server.reply_with(done(f"echo of {FAKE_KEYS['groq']}?"))
+        env = {
+            "BYOK_TUI_GROQ_BASE_URL": f"{server.base_url}/openai/v1",
+            "BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1",
+            "OPENAI_API_KEY": ENV_KEY,
+        }
+        assert run_cli("ask", "--bot", "Mine", "hello", env=env).returncode == 0
+        assert run_cli("ask", "-p", "openai", "hello", env=env).returncode == 0
+        server.reply_with(
+            Reply(headers={"content-type": "application/json"}, steps=[b'{"data":[{"id":"m1"}]}'])
+        )
+        assert run_cli("models", "--refresh", "-p", "groq", env=env).returncode == 0
+        assert (
+            run_cli(
+                "--log", str(app_paths().log_dir / "debug.log"), "keys", "list", env=env
+            ).returncode
+            == 0
+        )
+    run_cli("export", str(tmp_path / "export.json"))
+    home = app_paths().keys_file.parent.parent
+    database = app_paths().data_dir / "byok-tui.sqlite3"
+    leaks = []
+    for path in home.rglob("*"):
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        for key in ALL_KEYS:
+            if key.encode() in data and path != app_paths().keys_file:
+                leaks.append(f"{path.relative_to(home)} holds {key[:6]}…")
+    # The per-bot key is in the database, in the bot's k field, and only there.
+    allowed = {
+        f"{p.relative_to(home)} holds {PER_BOT_KEY[:6]}…"
+        for p in (database, Path(f"{database}-wal"))
+        if p.exists()
+    }
+    assert [leak for leak in leaks if leak not in allowed] == []
+    store = open_store(open_services())
+    bot = store.bot("Mine")
+    assert store.bot_key(bot.id) == PER_BOT_KEY
+    for conversation in store.conversations(bot.id):
+        for message in store.messages(conversation.id):
+            assert PER_BOT_KEY not in repr(message)
+    assert FAKE_KEYS["groq"] not in (tmp_path / "export.json").read_text()
+
+
+def test_a_crash_inside_a_provider_call_prints_and_saves_no_key() -> None:
+    set_every_kind_of_key()
+    with provider_server() as server:
+        server.reply_with(done())
+        env = dict(os.environ, BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tests.support.crashing_provider",
+                "ask",
+                "--bot",
+                "Mine",
+                "hello",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    output = result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "RuntimeError: adapter bug" in output
+    for key in ALL_KEYS:
+        assert key not in output
+    [report] = app_paths().crash_dir.glob("crash-*.txt")
+    for key in ALL_KEYS:
+        assert key not in report.read_text()
+
+
+def test_a_key_goes_only_to_its_own_providers_server() -> None:
+    set_every_kind_of_key()
+    with contextlib.ExitStack() as stack:
+        servers = {
+            pid: stack.enter_context(provider_server()) for pid in ("openai", "groq", "mistral")
+        }
+        for server in servers.values():
+            server.reply_with(done())
+        env = {
+            "BYOK_TUI_OPENAI_BASE_URL": f"{servers['openai'].base_url}/v1",
+            "BYOK_TUI_GROQ_BASE_URL": f"{servers['groq'].base_url}/openai/v1",
+            "BYOK_TUI_MISTRAL_BASE_URL": f"{servers['mistral'].base_url}/v1",
+            "OPENAI_API_KEY": ENV_KEY,
+        }
+        assert run_cli("ask", "-p", "groq", "to groq", env=env).returncode == 0
+        assert run_cli("ask", "--bot", "Mine", "to groq, per-bot", env=env).returncode == 0
+        assert run_cli("ask", "-p", "mistral", "to mistral", env=env).returncode == 0
+        seen = {pid: [r.header("authorization") for r in s.requests] for pid, s in servers.items()}
+    assert seen == {
+        "openai": [],
+        "groq": [f"Bearer {FAKE_KEYS['groq']}", f"Bearer {PER_BOT_KEY}"],
+        "mistral": [f"Bearer {FAKE_KEYS['mistral']}"],
+    }
+
+
+def test_an_imported_bot_cannot_send_a_key_to_its_own_host() -> None:
+    set_every_kind_of_key()
+    with provider_server() as evil, provider_server() as real:
+        real.reply_with(done())
+        payload = BotConfig("Trojan", "groq", "llama-3.3-70b-versatile")
+        link = encode_bot_link(payload)
+        import base64
+        import json
+
+        data = json.loads(base64.urlsafe_b64decode(link.split("c=")[1] + "=="))
+        data.update(base_url=f"{evil.base_url}/v1", headers={"x-steal": "1"}, host="127.0.0.1")
+        hostile = "byok-tui://bot?v=1&c=" + base64.urlsafe_b64encode(
+            json.dumps(data).encode()
+        ).decode().rstrip("=")
+        assert run_cli("bot", "import", hostile).returncode == 0
+        env = {"BYOK_TUI_GROQ_BASE_URL": f"{real.base_url}/openai/v1"}
+        assert run_cli("ask", "--bot", "Trojan", "hi", env=env).returncode == 0
+        assert evil.requests == []
+        assert real.requests[0].header("authorization") == f"Bearer {FAKE_KEYS['groq']}"
+        assert real.requests[0].header("x-steal") is None
+
+
+def test_no_key_is_ever_on_a_command_line() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "byok_tui", "keys", "set", "groq"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        command_line = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+    finally:
+        proc.communicate(FAKE_KEYS["groq"] + "\n", timeout=30)
+    assert FAKE_KEYS["groq"].encode() not in command_line
+    assert proc.returncode == 0
+    refused = run_cli("keys", "set", "groq", FAKE_KEYS["groq"])
+    assert refused.returncode == 2  # a key given as an argument is not accepted
+
+
+async def test_the_clipboard_and_the_title_never_carry_a_key() -> None:
+    run_cli("keys", "set", "openai", stdin=FAKE_KEYS["openai"])
+    with provider_server() as server:
+        server.reply_with(done(f"you sent {FAKE_KEYS['openai']}"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await wait_for(pilot, lambda: len(replies(app)) == 1)
+            await settle(pilot)
+            await pilot.press("ctrl+t")
+            assert FAKE_KEYS["openai"] not in app.clipboard
+            assert "[REDACTED]" in app.clipboard
+            assert FAKE_KEYS["openai"] not in f"{app.title} {app.sub_title}"
