@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Button, Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from byok_tui.sanitize import strip_terminal_controls
@@ -120,18 +120,53 @@ class ReplyView(Vertical, can_focus=True):
 
 
 class Transcript(VerticalScroll):
+    """Shows the latest messages; earlier ones are mounted on demand, so a conversation of
+    thousands of messages opens as fast as a short one."""
+
     DEFAULT_CSS = """
     Transcript { padding: 0 1; }
     Transcript > .empty { color: $text-muted; margin: 1 2; }
+    Transcript > #earlier { width: 100%; margin: 1 0 0 0; }
     """
+    WINDOW = 60  # messages mounted at a time
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._hidden: list[Message] = []  # earlier messages not mounted yet, oldest first
 
     def show_messages(self, messages: list[Message]) -> None:
         self.remove_children()
         if not messages:
+            self._hidden = []
             self.mount(
                 Static("No messages yet. Type below and press Enter to send.", classes="empty")
             )
             return
+        self._hidden = messages[: -self.WINDOW]
+        self.mount_all(self._widgets_for(messages[-self.WINDOW :]))
+        self._show_earlier_button()
+        self.scroll_end(animate=False)
+
+    def _show_earlier_button(self) -> None:
+        self.query("#earlier").remove()
+        if self._hidden:
+            button = Button(
+                f"Show earlier messages ({len(self._hidden)} more)", id="earlier", compact=True
+            )
+            self.mount(button, before=0)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id != "earlier":
+            return
+        event.stop()
+        batch, self._hidden = self._hidden[-self.WINDOW :], self._hidden[: -self.WINDOW]
+        self.query("#earlier").remove()
+        widgets = self._widgets_for(batch)
+        if widgets:
+            self.mount_all(widgets, before=0)
+        self._show_earlier_button()
+
+    def _widgets_for(self, messages: list[Message]) -> list[Widget]:
         widgets: list[Widget] = []
         for message in messages:
             if message.role == "user":
@@ -150,8 +185,7 @@ class Transcript(VerticalScroll):
                 # Stored as one line: "What happened. What to do (provider said: …)".
                 title, _, rest = message.error_message.partition(". ")
                 widgets.append(ErrorBlock(title + ("." if rest else ""), rest))
-        self.mount_all(widgets)
-        self.scroll_end(animate=False)
+        return widgets
 
     def add_user(self, content: str) -> None:
         self.query(".empty").remove()

@@ -172,3 +172,29 @@ async def test_export_all_data_from_the_app_writes_a_file_without_keys() -> None
     assert '"format": "byok-tui-export"' in text
     assert KEY not in text
     assert (exported.stat().st_mode & 0o777) == 0o600
+
+
+async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_on_demand() -> None:
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    conversation = store.create_conversation(bot.id, "long")
+    for number in range(150):
+        store.add_message(conversation.id, "user", f"question {number}")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        transcript = app.screen.query_one(Transcript)
+        shown = [m.message_text for m in transcript.query(UserMessage)]
+        assert shown[-1] == "question 149"
+        assert len(shown) == Transcript.WINDOW
+        for _ in range(2):
+            transcript.scroll_home(animate=False)  # as a reader scrolling up would
+            await pilot.pause()
+            await pilot.click("#earlier")
+            await pilot.pause()
+            if len(transcript.query(UserMessage)) < 150:
+                assert len(transcript.query(UserMessage)) == 2 * Transcript.WINDOW
+        texts = [m.message_text for m in transcript.query(UserMessage)]
+        assert texts[0] == "question 0"
+        assert len(texts) == 150
+        assert not transcript.query("#earlier")

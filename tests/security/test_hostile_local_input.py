@@ -21,8 +21,9 @@ from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.store import BotConfig, Store
 from byok_tui.storage.transfer import ExportFormatError, import_all
 
-PROPERTY = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPERTY = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 class Chunks(httpx.AsyncByteStream):
@@ -38,7 +39,9 @@ class Chunks(httpx.AsyncByteStream):
 
 def response(chunks: list[bytes], content_type: str) -> httpx.Response:
     return httpx.Response(
-        200, headers={"content-type": content_type}, stream=Chunks(chunks),
+        200,
+        headers={"content-type": content_type},
+        stream=Chunks(chunks),
         request=httpx.Request("POST", "http://127.0.0.1/x"),
     )
 
@@ -46,10 +49,21 @@ def response(chunks: list[bytes], content_type: str) -> httpx.Response:
 SSE_PIECES = st.lists(
     st.one_of(
         st.binary(max_size=64),
-        st.sampled_from([b"data: ", b"\n", b"\r\n", b"\n\n", b": comment\n", b"event: error\n",
-                         b"data: [DONE]\n\n", b'data: {"choices":[{"delta":{"content":"a"}}]}',
-                         b'data: {"type":"message_stop"}\n\n', b'{"error":{"message":"x"}}',
-                         b'data: {"candidates":[{"finishReason":"STOP"}]}\r\n\r\n']),
+        st.sampled_from(
+            [
+                b"data: ",
+                b"\n",
+                b"\r\n",
+                b"\n\n",
+                b": comment\n",
+                b"event: error\n",
+                b"data: [DONE]\n\n",
+                b'data: {"choices":[{"delta":{"content":"a"}}]}',
+                b'data: {"type":"message_stop"}\n\n',
+                b'{"error":{"message":"x"}}',
+                b'data: {"candidates":[{"finishReason":"STOP"}]}\r\n\r\n',
+            ]
+        ),
     ),
     max_size=30,
 )
@@ -72,16 +86,28 @@ async def test_the_sse_parsers_only_yield_events_or_raise_provider_errors(
 
 
 @PROPERTY
-@given(pieces=st.lists(st.one_of(
-    st.binary(max_size=64),
-    st.sampled_from([b"\n", b'{"message":{"content":"a"},"done":false}\n', b'{"done":true}\n',
-                     b'{"error":"x"}\n', b"[1,2]\n", b"null\n"]),
-), max_size=30))
+@given(
+    pieces=st.lists(
+        st.one_of(
+            st.binary(max_size=64),
+            st.sampled_from(
+                [
+                    b"\n",
+                    b'{"message":{"content":"a"},"done":false}\n',
+                    b'{"done":true}\n',
+                    b'{"error":"x"}\n',
+                    b"[1,2]\n",
+                    b"null\n",
+                ]
+            ),
+        ),
+        max_size=30,
+    )
+)
 async def test_the_ndjson_parser_only_yields_events_or_raises_provider_errors(
     pieces: list[bytes],
 ) -> None:
-    stream = ollama.parse_stream(get_provider("ollama"),
-                                 response(pieces, "application/x-ndjson"))
+    stream = ollama.parse_stream(get_provider("ollama"), response(pieces, "application/x-ndjson"))
     try:
         async for _event in stream:
             pass
@@ -91,16 +117,23 @@ async def test_the_ndjson_parser_only_yields_events_or_raises_provider_errors(
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
 
 def hostile_exports() -> st.SearchStrategy[bytes]:
     shaped = st.fixed_dictionaries(
-        {"format": st.just("byok-tui-export"), "version": st.sampled_from([1, 0, 2, "1"]),
-         "bots": JSON_VALUES, "conversations": JSON_VALUES, "settings": JSON_VALUES})
+        {
+            "format": st.just("byok-tui-export"),
+            "version": st.sampled_from([1, 0, 2, "1"]),
+            "bots": JSON_VALUES,
+            "conversations": JSON_VALUES,
+            "settings": JSON_VALUES,
+        }
+    )
     return st.one_of(
         st.binary(max_size=200),
         JSON_VALUES.map(lambda v: json.dumps(v).encode()),
@@ -130,12 +163,15 @@ def test_a_hostile_export_never_crashes_and_never_loses_or_adds_data(
 
 
 @PROPERTY
-@given(raw=st.one_of(
-    st.binary(max_size=300),
-    JSON_VALUES.map(lambda v: json.dumps(v).encode()),
-    st.dictionaries(st.text(max_size=20), JSON_VALUES, max_size=5).map(
-        lambda v: json.dumps(v).encode()),
-))
+@given(
+    raw=st.one_of(
+        st.binary(max_size=300),
+        JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+        st.dictionaries(st.text(max_size=20), JSON_VALUES, max_size=5).map(
+            lambda v: json.dumps(v).encode()
+        ),
+    )
+)
 def test_the_key_file_reader_never_crashes_and_never_rewrites_a_bad_file(
     tmp_path: Path, raw: bytes
 ) -> None:
