@@ -143,28 +143,28 @@ class Transcript(VerticalScroll):
             )
             return
         self._hidden = messages[: -self.WINDOW]
-        self.mount_all(self._widgets_for(messages[-self.WINDOW :]))
-        self._show_earlier_button()
+        widgets = self._widgets_for(messages[-self.WINDOW :])
+        if self._hidden:
+            widgets.insert(0, Button(self._earlier_label(), id="earlier", compact=True))
+        self.mount_all(widgets)
         self.scroll_end(animate=False)
 
-    def _show_earlier_button(self) -> None:
-        self.query("#earlier").remove()
-        if self._hidden:
-            button = Button(
-                f"Show earlier messages ({len(self._hidden)} more)", id="earlier", compact=True
-            )
-            self.mount(button, before=0)
+    def _earlier_label(self) -> str:
+        return f"Show earlier messages ({len(self._hidden)} more)"
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id != "earlier":
             return
         event.stop()
         batch, self._hidden = self._hidden[-self.WINDOW :], self._hidden[: -self.WINDOW]
-        self.query("#earlier").remove()
+        button = event.button
         widgets = self._widgets_for(batch)
         if widgets:
-            self.mount_all(widgets, before=0)
-        self._show_earlier_button()
+            await self.mount_all(widgets, after=button)
+        if self._hidden:
+            button.label = self._earlier_label()
+        else:
+            await button.remove()
 
     def _widgets_for(self, messages: list[Message]) -> list[Widget]:
         widgets: list[Widget] = []
