@@ -18,7 +18,7 @@ from textual.screen import Screen
 
 from byok_tui.bindings import APP_KEYS, CHAT_KEYS, textual_bindings
 from byok_tui.crash import report_crash
-from byok_tui.keys.overview import key_overview
+from byok_tui.keys.overview import KeyOverview, key_overview
 from byok_tui.providers.registry import providers
 from byok_tui.screens.chat import ChatScreen
 from byok_tui.services import AppContext, open_services
@@ -29,14 +29,21 @@ class ByokApp(App[None]):
     SUB_TITLE = "bring your own key"
     BINDINGS = textual_bindings(APP_KEYS)  # type: ignore[assignment]
 
-    def __init__(self, context: AppContext, *, crash_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        overview: KeyOverview | None = None,
+        crash_dir: Path | None = None,
+    ) -> None:
         super().__init__()
         self.context = context
+        self._overview = overview
         self._crash_dir = crash_dir or context.services.paths.crash_dir
         self.crash_report: str | None = None
 
     def on_mount(self) -> None:
-        self.push_screen(ChatScreen(self.context))
+        self.push_screen(ChatScreen(self.context, self._overview))
 
     async def on_unmount(self) -> None:
         self.context.writer.shutdown()  # every key typed is saved before we go
@@ -112,8 +119,10 @@ class ByokApp(App[None]):
 def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
     """Open the services and read every key before the first frame (seed 2.1)."""
     services = open_services(environ)
-    key_overview(providers(), services.store, services.environ)  # registers keys for redaction
-    return ByokApp(AppContext.open(services))
+    # Read every key now (and register each with the redaction layer), so the first frame
+    # already shows which providers are usable.
+    overview = key_overview(providers(), services.store, services.environ)
+    return ByokApp(AppContext.open(services), overview=overview)
 
 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:

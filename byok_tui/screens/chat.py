@@ -23,6 +23,7 @@ from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.conversation import ReplyStarted
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import entry_name
+from byok_tui.keys.overview import KeyOverview
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, TextDelta
@@ -55,9 +56,10 @@ class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = textual_bindings(CHAT_KEYS)  # type: ignore[assignment]
 
-    def __init__(self, context: AppContext) -> None:
+    def __init__(self, context: AppContext, overview: KeyOverview | None = None) -> None:
         super().__init__()
         self.context = context
+        self._first_overview = overview
         self.state: ChatState | None = None
         self.local_running: bool | None = None
         self._reply: ReplyView | None = None
@@ -76,14 +78,33 @@ class ChatScreen(Screen[None]):
                 yield Transcript(id="transcript")
                 yield Static(id="activity")
                 yield Composer()
-            yield ConfigPane(id="config")
+            # The config pane (selects, text area, inputs) is mounted just after the first
+            # frame: the first frame should show the providers as fast as possible.
         yield Footer()
 
     def on_mount(self) -> None:
+        if self._first_overview is not None:  # keys were read before the first frame
+            self.query_one(Sidebar).show_providers(self._first_overview, "", None)
         self.query_one(Composer).focus()
         self.set_interval(0.5, self._tick_activity)
         self._load()
         self._check_local_runtime()
+        self.call_after_refresh(self._mount_config_pane)
+
+    async def _mount_config_pane(self) -> None:
+        pane = ConfigPane(id="config")
+        pane.display = self._shown_by_user.get("#config", self.size.width >= NARROW)
+        await self.query_one("#body").mount(pane)
+        if self.state is not None:
+            self._fill_config_pane(pane, self.state)
+
+    def _config_pane(self) -> ConfigPane | None:
+        panes = self.query(ConfigPane)
+        return panes.first() if panes else None
+
+    def _fill_config_pane(self, pane: ConfigPane, state: ChatState) -> None:
+        pane.show(state.bot, state.models, state.global_key, state.bot_key)
+        pane.show_key_in_use(state.key_in_use)
 
     # Loading -------------------------------------------------------------------------------
 
@@ -123,9 +144,9 @@ class ChatScreen(Screen[None]):
         )
         if message.transcript:
             self.query_one(Transcript).show_messages(state.messages)
-        pane = self.query_one(ConfigPane)
-        pane.show(state.bot, state.models, state.global_key, state.bot_key)
-        pane.show_key_in_use(state.key_in_use)
+        pane = self._config_pane()
+        if pane is not None:  # else it is filled from self.state when it mounts
+            self._fill_config_pane(pane, state)
         self._show_title()
         if state.overview.error is not None:
             self.notify(state.overview.error.one_line(), severity="error", timeout=15)
@@ -233,7 +254,9 @@ class ChatScreen(Screen[None]):
             line = key_in_use(self.context, bot)
         except ByokError as error:
             line = error.one_line()
-        self.app.call_from_thread(self.query_one(ConfigPane).show_key_in_use, line)
+        pane = self._config_pane()
+        if pane is not None:
+            self.app.call_from_thread(pane.show_key_in_use, line)
 
     # Sending -------------------------------------------------------------------------------
 
@@ -281,7 +304,8 @@ class ChatScreen(Screen[None]):
     @work(exclusive=True, group="send")
     async def _send_worker(self, text: str | None) -> None:
         context = self.context
-        await asyncio.to_thread(context.writer.wait_idle)  # a key typed just now is saved
+        if not context.writer.idle:
+            await asyncio.to_thread(context.writer.wait_idle)  # a key typed just now is saved
         if self.state is None:
             return
         bot = await asyncio.to_thread(context.store.bot, self.state.bot.id)
@@ -432,7 +456,8 @@ class ChatScreen(Screen[None]):
     def on_resize(self, event: Resize) -> None:
         for selector, limit in (("#config", NARROW), ("#sidebar", TINY)):
             if selector not in self._shown_by_user:
-                self.query_one(selector).display = event.size.width >= limit
+                for widget in self.query(selector):
+                    widget.display = event.size.width >= limit
 
     def action_copy_message(self) -> None:
         text = self.query_one(Transcript).text_to_copy()

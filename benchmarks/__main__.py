@@ -1,0 +1,303 @@
+"""Run every benchmark, each against a baseline measured in the same run; print a table and
+write the same as JSON.
+
+    python -m benchmarks            # full run
+    python -m benchmarks --quick    # smoke mode: small sizes, checks the benchmarks work
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchmarks.server import bench_server, token_stream
+from benchmarks.support import PYTHON, StallMonitor, environment, launch_until, make_home, rss_mb
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass
+class Result:
+    number: int
+    what: str
+    figure: str
+    baseline: str
+    ratio: float | None
+    target: str
+    met: bool | None
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
+    env = make_home(work / "startup", 20 if quick else 1000, 4 if quick else 20)
+    runs = 1 if quick else 7
+    app_times, base_times, app_memory, base_memory = [], [], [], []
+    for _ in range(runs):
+        elapsed, memory = launch_until(
+            [PYTHON, str(HERE / "minimal_app.py")], env, b"minimal-app-ready"
+        )
+        base_times.append(elapsed)
+        base_memory.append(memory)
+        elapsed, memory = launch_until([PYTHON, "-m", "byok_tui"], env, b"Ollama")
+        app_times.append(elapsed)
+        app_memory.append(memory)
+    app, base = statistics.median(app_times), statistics.median(base_times)
+    ratio = app / base
+    result = Result(
+        1,
+        "start-up until the provider sidebar is drawn (120x40, 1,000 x 20 db)",
+        _ms(app),
+        _ms(base),
+        ratio,
+        "median ratio <= 1.3",
+        ratio <= 1.3,
+    )
+    return result, statistics.median(app_memory), statistics.median(base_memory)
+
+
+async def _app_session(env: dict[str, str]):  # type: ignore[no-untyped-def]
+    from byok_tui.app import build_app
+
+    return build_app(env)
+
+
+async def bench_streaming(work: Path, quick: bool) -> Result:
+    import httpx
+
+    from byok_tui.screens.chat import ChatScreen
+    from byok_tui.widgets.transcript import ReplyView
+
+    tokens = 200 if quick else 5000
+    env = make_home(work / "stream", 1, 2)
+    with bench_server() as server:
+        server.reply = token_stream(tokens)
+        env["BYOK_TUI_OPENAI_BASE_URL"] = f"{server.base_url}/v1"
+        # Baseline: plain httpx reading the same stream from the same server.
+        started = time.perf_counter()
+        async with (
+            httpx.AsyncClient() as client,
+            client.stream("POST", f"{server.base_url}/v1/chat/completions", json={}) as response,
+        ):
+            async for _line in response.aiter_lines():
+                pass
+        baseline = time.perf_counter() - started
+
+        shown: list[float] = []
+        original_append = ReplyView.append_text
+
+        async def timed_append(self: ReplyView, text: str) -> None:
+            await original_append(self, text)
+            shown.append(time.perf_counter())
+
+        finished: list[float] = []
+        original_end = ChatScreen.on_reply_ended
+
+        async def timed_end(self: ChatScreen, message: object) -> None:
+            await original_end(self, message)  # type: ignore[arg-type]
+            await asyncio.sleep(0)
+            finished.append(time.perf_counter())
+
+        ReplyView.append_text = timed_append  # type: ignore[method-assign]
+        ChatScreen.on_reply_ended = timed_end  # type: ignore[method-assign]
+        monitor = StallMonitor()
+        try:
+            with environment(env):
+                app = await _app_session(env)
+                async with app.run_test(size=(120, 40)) as pilot:
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                    monitor.start()
+                    sent = time.perf_counter()
+                    composer = app.screen.query_one("#composer")
+                    composer.text = "Stream me 5,000 tokens"  # type: ignore[attr-defined]
+                    await pilot.press("enter")
+                    while not finished:
+                        await asyncio.sleep(0.01)
+                    total = finished[0] - sent
+                    monitor.stop()
+        finally:
+            ReplyView.append_text = original_append  # type: ignore[method-assign]
+            ChatScreen.on_reply_ended = original_end  # type: ignore[method-assign]
+    first = shown[0] - server.first_byte[-1]
+    last = finished[0] - server.last_byte[-1]
+    met = first <= 0.05 and last <= 0.2 and monitor.longest < 0.05
+    return Result(
+        2,
+        f"{tokens}-token reply streamed and rendered as Markdown",
+        f"first {_ms(first)}, last {_ms(last)}, stall {_ms(monitor.longest)}, total {_ms(total)}",
+        f"httpx alone {_ms(baseline)}",
+        total / baseline,
+        "first <= 50 ms, last <= 200 ms, stall < 50 ms",
+        met,
+    )
+
+
+async def _open_time(env: dict[str, str]) -> float:
+    from byok_tui.widgets.transcript import Transcript
+
+    with environment(env):
+        started = time.perf_counter()
+        app = await _app_session(env)
+        async with app.run_test(size=(120, 40)) as pilot:
+            transcript = app.screen.query_one(Transcript)
+            while not transcript.children or not transcript.query("ReplyView"):
+                await asyncio.sleep(0.005)
+            await pilot.pause()
+            transcript.scroll_end(animate=False)
+            await pilot.pause()
+            return time.perf_counter() - started
+
+
+async def bench_history(work: Path, quick: bool) -> tuple[Result, float]:
+    size = 200 if quick else 10_000
+    small = make_home(work / "history-small", 1, 10)
+    large = make_home(work / "history-large", 1, size)
+    await _open_time(small)  # warm imports so both runs compare like with like
+    base = statistics.median([await _open_time(small) for _ in range(1 if quick else 3)])
+    before = rss_mb()
+    big = statistics.median([await _open_time(large) for _ in range(1 if quick else 3)])
+    growth = rss_mb() - before
+    ratio = big / base
+    result = Result(
+        3,
+        f"open a {size:,}-message conversation, scrolled to the end",
+        f"{_ms(big)}, memory +{growth:.0f} MB",
+        f"10 messages {_ms(base)}",
+        ratio,
+        "ratio <= 3, memory < +100 MB",
+        ratio <= 3 and growth < 100,
+    )
+    return result, growth
+
+
+async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
+    from byok_tui.widgets.key_field import KeyField
+
+    env = make_home(work / "send", 1, 2)
+    sends, rotations = (3, 5) if quick else (20, 100)
+    latencies: list[float] = []
+    correct = 0
+    with bench_server() as server:
+        env["BYOK_TUI_OPENAI_BASE_URL"] = f"{server.base_url}/v1"
+        with environment(env):
+            app = await _app_session(env)
+            async with app.run_test(size=(120, 40)) as pilot:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                screen = app.screen
+                composer = screen.query_one("#composer")
+
+                async def send_and_wait(text: str) -> None:
+                    count = len(server.last_byte)
+                    composer.text = text  # type: ignore[attr-defined]
+                    await pilot.press("enter")
+                    while len(server.last_byte) == count or screen._busy:  # type: ignore[attr-defined]
+                        await asyncio.sleep(0.002)
+
+                for number in range(sends):
+                    arrived = len(server.arrivals)
+                    started = time.perf_counter()
+                    await send_and_wait(f"message {number}")
+                    latencies.append(server.arrivals[arrived] - started)
+                field = screen.query_one("#global-key", KeyField)
+                from textual.widgets import Input
+
+                for number in range(rotations):
+                    key = f"sk-proj-rotation-{number:03d}-" + "r" * 40
+                    field.query_one(Input).value = key
+                    await send_and_wait(f"rotation {number}")
+                    correct += server.keys[-1] == f"Bearer {key}"
+    latency = statistics.median(latencies)
+    enter = Result(
+        4,
+        "Enter pressed until the request reaches the server",
+        _ms(latency),
+        "-",
+        None,
+        "median < 10 ms",
+        latency < 0.010,
+    )
+    rotated = Result(
+        5,
+        f"{rotations} key rotations, each followed at once by a send",
+        f"{correct}/{rotations} carried the new key",
+        "-",
+        None,
+        "every request carries the key set just before it",
+        correct == rotations,
+    )
+    return enter, rotated
+
+
+def print_table(results: list[Result]) -> None:
+    header = ("#", "what", "figure", "baseline", "ratio", "target", "met")
+    rows = [header] + [
+        (
+            str(r.number),
+            r.what,
+            r.figure,
+            r.baseline,
+            "-" if r.ratio is None else f"{r.ratio:.2f}",
+            r.target,
+            "-" if r.met is None else ("yes" if r.met else "NO"),
+        )
+        for r in results
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+async def run_in_process(work: Path, quick: bool) -> list[Result]:
+    results = [await bench_streaming(work, quick)]
+    history, _growth = await bench_history(work, quick)
+    results.append(history)
+    results.extend(await bench_send(work, quick))
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--quick", action="store_true", help="smoke mode: tiny sizes, one run")
+    parser.add_argument("--json", type=Path, default=Path("benchmark-results.json"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
+        work = Path(tmp)
+        startup, app_memory, base_memory = bench_startup(work, args.quick)
+        results = [startup, *asyncio.run(run_in_process(work, args.quick))]
+        after = rss_mb()
+    memory = Result(
+        6,
+        "memory when first ready; after benchmarks 2 and 3",
+        f"ready {app_memory:.0f} MB; after {after:.0f} MB",
+        f"minimal app {base_memory:.0f} MB",
+        app_memory / base_memory,
+        "ready <= 60 MB",
+        app_memory <= 60,
+    )
+    results = sorted([*results, memory], key=lambda r: r.number)
+    print_table(results)
+    print("\nMachine: 2 shared cores; compare ratios, not absolute times.")
+    args.json.write_text(
+        json.dumps({"quick": args.quick, "results": [asdict(r) for r in results]}, indent=1)
+    )
+    print(f"Written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

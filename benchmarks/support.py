@@ -1,0 +1,172 @@
+"""Shared pieces: a data folder with a big database and keys, a pty launcher, a loop-stall
+monitor, and resident memory."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+import termios
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from byok_tui.keys import entry_name
+from byok_tui.providers.registry import key_providers
+
+PROSE = "The quick brown fox jumps over the lazy dog. " * 6
+LIST = "- first point\n- second point with `code`\n- third point\n"
+CODE = "```python\ndef add(a, b):\n    return a + b\n```\n"
+
+
+def message_text(number: int) -> str:
+    return (PROSE, f"Steps:\n{LIST}", f"Here is code:\n\n{CODE}")[number % 3]
+
+
+def make_home(root: Path, conversations: int, messages_each: int) -> dict[str, str]:
+    """A BYOK_TUI_HOME with a key for every provider and a filled database; returns env."""
+    root.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "BYOK_TUI_HOME": str(root),
+        "BYOK_TUI_KEYSTORE": "file",
+        "OLLAMA_HOST": "127.0.0.1:9",
+    }
+    keys = {entry_name(p.id): f"bench-key-{p.id}-" + "k" * 30 for p in key_providers()}
+    keys_dir = root / "keys"
+    keys_dir.mkdir(mode=0o700, exist_ok=True)
+    (keys_dir / "keys.json").write_text(json.dumps(keys))
+    (keys_dir / "keys.json").chmod(0o600)
+    from byok_tui.storage.store import Store
+
+    store = Store(root / "data" / "byok-tui.sqlite3")
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    store.close()
+    db = sqlite3.connect(root / "data" / "byok-tui.sqlite3")
+    now = time.time()
+    with db:
+        for c in range(conversations):
+            conv_uuid = str(uuid.uuid4())
+            cursor = db.execute(
+                "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (conv_uuid, bot.id, f"Conversation {c}", now, now + c),
+            )
+            conversation_id = cursor.lastrowid
+            db.executemany(
+                "INSERT INTO messages (uuid, conversation_id, role, content, status, provider,"
+                " model, key_source, created, updated) VALUES (?, ?, ?, ?, 'complete', 'openai',"
+                " 'gpt-5.4-mini', 'global', ?, ?)",
+                [
+                    (
+                        str(uuid.uuid4()),
+                        conversation_id,
+                        "user" if m % 2 == 0 else "assistant",
+                        message_text(m),
+                        now,
+                        now,
+                    )
+                    for m in range(messages_each)
+                ],
+            )
+    db.close()
+    return env
+
+
+def rss_mb(pid: int | None = None) -> float:
+    status = Path(f"/proc/{pid or os.getpid()}/status").read_text()
+    line = next(line for line in status.splitlines() if line.startswith("VmRSS:"))
+    return int(line.split()[1]) / 1024
+
+
+def launch_until(
+    argv: list[str],
+    env: dict[str, str],
+    marker: bytes,
+    size: tuple[int, int] = (120, 40),
+    timeout: float = 30,
+) -> tuple[float, float]:
+    """Start `argv` in a pseudo-terminal of `size`; seconds until `marker` is drawn, and the
+    process's resident memory (MB) at that moment."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while marker not in seen:
+            if time.perf_counter() - started > timeout:
+                raise TimeoutError(f"{argv[-1]} never drew {marker!r}")
+            ready, _, _ = select.select([leader], [], [], 0.05)
+            if ready:
+                try:
+                    seen = seen[-4096:] + os.read(leader, 65536)
+                except OSError:
+                    break
+        elapsed = time.perf_counter() - started
+        memory = rss_mb(proc.pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        os.close(leader)
+    return elapsed, memory
+
+
+class StallMonitor:
+    """The longest time the event loop was unable to run a 2 ms timer."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _watch(self) -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.002)
+            self.longest = max(self.longest, time.perf_counter() - before - 0.002)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
+@contextlib.contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+PYTHON = sys.executable

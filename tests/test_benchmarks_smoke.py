@@ -1,0 +1,29 @@
+"""The benchmarks work (smoke mode: tiny sizes, one run). Never a check of speed: that is
+what `python -m benchmarks` reports, with ratios against baselines from the same run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    env = {k: v for k, v in os.environ.items() if k != "BYOK_TUI_HOME"}
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["quick"] is True
+    assert [r["number"] for r in report["results"]] == [1, 2, 3, 4, 5, 6]
+    for row in report["results"]:
+        assert row["figure"]
+        assert row["target"]
+    assert "ratio" in result.stdout
