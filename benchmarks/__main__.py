@@ -93,10 +93,10 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
         baseline = time.perf_counter() - started
 
         shown: list[float] = []
-        original_append = ReplyView.append_text
+        original_flush = ReplyView._flush
 
-        async def timed_append(self: ReplyView, text: str) -> None:
-            await original_append(self, text)
+        async def timed_flush(self: ReplyView) -> None:
+            await original_flush(self)  # the moment text is written to the Markdown widget
             shown.append(time.perf_counter())
 
         finished: list[float] = []
@@ -107,7 +107,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
             await asyncio.sleep(0)
             finished.append(time.perf_counter())
 
-        ReplyView.append_text = timed_append  # type: ignore[method-assign]
+        ReplyView._flush = timed_flush  # type: ignore[method-assign]
         ChatScreen.on_reply_ended = timed_end  # type: ignore[method-assign]
         monitor = StallMonitor()
         try:
@@ -117,16 +117,19 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
                     await app.workers.wait_for_complete()
                     await pilot.pause()
                     monitor.start()
+                    from byok_tui.widgets.composer import Composer
+
+                    composer = app.screen.query_one(Composer)
                     sent = time.perf_counter()
-                    composer = app.screen.query_one("#composer")
-                    composer.text = "Stream me 5,000 tokens"  # type: ignore[attr-defined]
-                    await pilot.press("enter")
+                    # What Enter does; Pilot's press would wait for the screen to go idle,
+                    # which it does not while a long reply streams.
+                    composer.post_message(Composer.Submitted("Stream me a long reply"))
                     while not finished:
                         await asyncio.sleep(0.01)
                     total = finished[0] - sent
                     monitor.stop()
         finally:
-            ReplyView.append_text = original_append  # type: ignore[method-assign]
+            ReplyView._flush = original_flush  # type: ignore[method-assign]
             ChatScreen.on_reply_ended = original_end  # type: ignore[method-assign]
     first = shown[0] - server.first_byte[-1]
     last = finished[0] - server.last_byte[-1]

@@ -17,7 +17,12 @@ def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "BYOK_TUI_HOME"}
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads(out.read_text())

@@ -26,7 +26,13 @@ from byok_tui.keys import entry_name
 from byok_tui.keys.overview import KeyOverview
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.registry import get_provider
-from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, TextDelta
+from byok_tui.providers.types import (
+    Done,
+    RateLimitWait,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+)
 from byok_tui.redaction import redact_known_secrets, secrets_in
 from byok_tui.screens.chat_messages import (
     ChatState,
@@ -36,6 +42,8 @@ from byok_tui.screens.chat_messages import (
     ReplyEvent,
     ReplyFailed,
     ReplyOpened,
+    ReplyText,
+    ReplyTextReady,
     StateLoaded,
 )
 from byok_tui.screens.chat_state import key_in_use, model_choices, read_state
@@ -47,6 +55,7 @@ from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
 
+YIELD_SECONDS = 0.008  # longest the send worker runs before letting the UI have a turn
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 NARROW = 120  # below this width the config pane starts hidden
 TINY = 90  # below this width the sidebar starts hidden too
@@ -69,6 +78,7 @@ class ChatScreen(Screen[None]):
         self._shown_by_user: dict[str, bool] = {}
         self._retry_at = 0.0  # when a rate-limited message is sent again by itself
         self._retried_after_limit = False
+        self._incoming = ReplyText()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -315,13 +325,19 @@ class ChatScreen(Screen[None]):
             conversation = await asyncio.to_thread(context.store.create_conversation, bot.id, title)
             self.post_message(ConversationStarted(conversation))
         stopped = False
+        slice_started = time.perf_counter()
         try:
             async for event in context.conversations.send(bot, conversation, text):
+                if time.perf_counter() - slice_started > YIELD_SECONDS:
+                    # A fast server delivers thousands of events in a few reads; parsing them
+                    # all at once would freeze the keyboard, so give the loop a turn.
+                    await asyncio.sleep(0)
+                    slice_started = time.perf_counter()
                 if isinstance(event, ReplyStarted):
                     meta = reply_meta(bot.config.provider, bot.config.model, event.key.source.value)
                     self.post_message(ReplyOpened(meta))
                 else:
-                    self.post_message(ReplyEvent(event))
+                    self._forward(event)
         except StorageError as error:
             self.post_message(ReplyFailed(error, unsent=text))
         except ByokError as error:
@@ -331,6 +347,29 @@ class ChatScreen(Screen[None]):
             raise
         finally:
             self.post_message(ReplyEnded(stopped))
+
+    def _forward(self, event: StreamEvent) -> None:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            was_empty = self._incoming.empty
+            (
+                self._incoming.text if isinstance(event, TextDelta) else self._incoming.reasoning
+            ).append(event.text)
+            if was_empty:
+                self.post_message(ReplyTextReady())
+            return
+        if not self._incoming.empty:
+            self.post_message(ReplyTextReady())  # text first, then what follows it
+        self.post_message(ReplyEvent(event))
+
+    def on_reply_text_ready(self, _message: ReplyTextReady) -> None:
+        text, reasoning = self._incoming.take()
+        if self._reply is None:
+            return
+        self._wait_until = 0.0
+        if reasoning:
+            self._reply.append_reasoning(reasoning)
+        if text:
+            self._reply.append_text(text)
 
     def on_conversation_started(self, message: ConversationStarted) -> None:
         if self.state is not None:
@@ -349,14 +388,8 @@ class ChatScreen(Screen[None]):
             self._wait_until = time.monotonic() + event.seconds
             return
         self._wait_until = 0.0
-        if reply is None:
-            return
-        if isinstance(event, TextDelta):
-            await reply.append_text(event.text)
-            self.query_one(Transcript).scroll_end(animate=False)
-        elif isinstance(event, ReasoningDelta):
-            await reply.append_reasoning(event.text)
-        elif isinstance(event, Done):
+        if reply is not None and isinstance(event, Done):
+            self.on_reply_text_ready(ReplyTextReady())
             await reply.finish()
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
@@ -384,6 +417,7 @@ class ChatScreen(Screen[None]):
             self._retry_at = time.monotonic() + error.retry_after
 
     async def on_reply_ended(self, message: ReplyEnded) -> None:
+        self.on_reply_text_ready(ReplyTextReady())  # what arrived before the end is shown
         reply, self._reply = self._reply, None
         if reply is not None:
             await reply.finish()

@@ -48,6 +48,32 @@ class ConversationStarted(Message):
         self.conversation = conversation
 
 
+class ReplyText:
+    """Reply text the send worker has received and the screen has not shown yet.
+
+    The worker appends; it posts `ReplyTextReady` only when the buffer was empty, so however
+    fast tokens arrive there is at most one message per batch (one per token starved the
+    event loop on a 5,000-token reply).
+    """
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+
+    @property
+    def empty(self) -> bool:
+        return not self.text and not self.reasoning
+
+    def take(self) -> tuple[str, str]:
+        text, reasoning = "".join(self.text), "".join(self.reasoning)
+        self.text, self.reasoning = [], []
+        return text, reasoning
+
+
+class ReplyTextReady(Message):
+    pass
+
+
 class ReplyEvent(Message):
     def __init__(self, event: StreamEvent) -> None:
         super().__init__()

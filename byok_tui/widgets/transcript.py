@@ -9,12 +9,16 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.storage.store import Message
+from byok_tui.storage.store import Message as StoredMessage
+
+FRAME_SECONDS = 1 / 20
 
 
 def reply_meta(provider: str | None, model: str | None, key_source: str | None) -> str:
@@ -85,6 +89,9 @@ class ReplyView(Vertical, can_focus=True):
         self._meta = meta
         self._stream: MarkdownStream | None = None
         self._reasoning_stream: MarkdownStream | None = None
+        self._pending_text: list[str] = []
+        self._pending_reasoning: list[str] = []
+        self._flush_timer: Timer | None = None
         if reasoning:
             self.add_class("has-reasoning")
 
@@ -99,24 +106,50 @@ class ReplyView(Vertical, can_focus=True):
         self.query_one(".meta", Static).update(Text(meta))
         self.set_class(partial, "partial")
 
-    async def append_text(self, text: str) -> None:
+    def append_text(self, text: str) -> None:
+        """Queue reply text; it reaches the Markdown at most once a frame."""
         self.content += text
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(".body", Markdown))
-        await self._stream.write(text)
+        self._pending_text.append(text)
+        self._schedule_flush()
 
-    async def append_reasoning(self, text: str) -> None:
+    def append_reasoning(self, text: str) -> None:
         self.reasoning += text
         self.add_class("has-reasoning")
-        if self._reasoning_stream is None:
-            self._reasoning_stream = Markdown.get_stream(self.query_one(".reasoning", Markdown))
-        await self._reasoning_stream.write(text)
+        self._pending_reasoning.append(text)
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        # Batching matters: writing each token to the Markdown rebuilds its last block every
+        # time (a 5,000-token reply took minutes); once a frame keeps up with any stream.
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(FRAME_SECONDS, self._flush)
+
+    async def _flush(self) -> None:
+        self._flush_timer = None
+        if self._pending_reasoning:
+            if self._reasoning_stream is None:
+                reasoning = self.query_one(".reasoning", Markdown)
+                self._reasoning_stream = Markdown.get_stream(reasoning)
+            text, self._pending_reasoning = "".join(self._pending_reasoning), []
+            await self._reasoning_stream.write(text)
+        if self._pending_text:
+            if self._stream is None:
+                self._stream = Markdown.get_stream(self.query_one(".body", Markdown))
+            text, self._pending_text = "".join(self._pending_text), []
+            await self._stream.write(text)
+        self.post_message(self.Grew())
 
     async def finish(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        await self._flush()
         for stream in (self._stream, self._reasoning_stream):
             if stream is not None:
                 await stream.stop()
         self._stream = self._reasoning_stream = None
+
+    class Grew(Message):
+        """New text reached the screen (the transcript may follow it)."""
 
 
 class Transcript(VerticalScroll):
@@ -132,9 +165,9 @@ class Transcript(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._hidden: list[Message] = []  # earlier messages not mounted yet, oldest first
+        self._hidden: list[StoredMessage] = []  # earlier messages not mounted yet, oldest first
 
-    def show_messages(self, messages: list[Message]) -> None:
+    def show_messages(self, messages: list[StoredMessage]) -> None:
         self.remove_children()
         if not messages:
             self._hidden = []
@@ -166,7 +199,7 @@ class Transcript(VerticalScroll):
         else:
             await button.remove()
 
-    def _widgets_for(self, messages: list[Message]) -> list[Widget]:
+    def _widgets_for(self, messages: list[StoredMessage]) -> list[Widget]:
         widgets: list[Widget] = []
         for message in messages:
             if message.role == "user":
@@ -201,6 +234,13 @@ class Transcript(VerticalScroll):
     def add_error(self, title: str, remedy: str = "", provider_said: str | None = None) -> None:
         self.mount(ErrorBlock(title, remedy, provider_said))
         self.scroll_end(animate=False)
+
+    def on_reply_view_grew(self, event: ReplyView.Grew) -> None:
+        event.stop()
+        # Follow a streaming reply only while the reader is at the bottom: never yank them
+        # back down from something they scrolled up to read.
+        if self.scroll_offset.y >= self.max_scroll_y - 2:
+            self.scroll_end(animate=False)
 
     def text_to_copy(self) -> str | None:
         """The focused message's text, else the last reply's."""
