@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from byok_tui.errors import ErrorKind
 from byok_tui.providers.errors import ProviderError, protocol_error
 from byok_tui.providers.registry import Provider
+from byok_tui.providers.types import ChatRequest
 
 if TYPE_CHECKING:
     import httpx
@@ -36,6 +37,13 @@ class HttpCall:
     headers: dict[str, str] = field(default_factory=dict, repr=False)
     params: dict[str, str] = field(default_factory=dict, repr=False)
     json: Any = None
+
+
+def chat_messages(chat: ChatRequest) -> list[dict[str, str]]:
+    """The conversation as role/content messages, the system prompt first: the shape the
+    OpenAI-compatible and Ollama families share."""
+    messages = [{"role": "system", "content": chat.system}] if chat.system else []
+    return messages + [{"role": m.role, "content": m.content} for m in chat.messages]
 
 
 def load_json(provider: Provider, data: str) -> Any:

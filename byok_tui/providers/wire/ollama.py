@@ -19,7 +19,14 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, as_int, load_json, ndjson_lines, truncated
+from byok_tui.providers.wire import (
+    HttpCall,
+    as_int,
+    chat_messages,
+    load_json,
+    ndjson_lines,
+    truncated,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -28,10 +35,7 @@ if TYPE_CHECKING:
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages: list[dict[str, str]] = []
-    if chat.system:
-        messages.append({"role": "system", "content": chat.system})
-    messages += [{"role": m.role, "content": m.content} for m in chat.messages]
+    messages = chat_messages(chat)
     options: dict[str, Any] = {provider.token_param: chat.max_tokens}
     if chat.temperature is not None and model.accepts_temperature:
         options["temperature"] = chat.temperature
