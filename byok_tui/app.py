@@ -68,22 +68,13 @@ class ByokApp(App[None]):
         import time
 
         from byok_tui.errors import ByokError
-        from byok_tui.keys import entry_name, normalize_key
-        from byok_tui.providers.registry import key_providers
+        from byok_tui.services import known_keys
         from byok_tui.storage.transfer import export_all
 
         services = self.context.services
         folder = services.paths.data_dir / "exports"
         try:
-            known = list(
-                services.store.get_many(entry_name(p.id) for p in key_providers()).values()
-            )
-            known += [
-                normalize_key(services.environ.get(v, ""))
-                for p in key_providers()
-                for v in p.env_vars
-            ]
-            data = export_all(self.context.store, [k for k in known if k])
+            data = export_all(self.context.store, known_keys(services))
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

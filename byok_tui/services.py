@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -40,19 +40,36 @@ def open_store(services: Services) -> Store:
     return Store(services.paths.data_dir / "byok-tui.sqlite3")
 
 
-def starting_provider(services: Services) -> Provider:
-    """The provider a new default bot uses: the first with a usable key, else the first with a
-    free tier (the seed's fastest way to start)."""
+def first_usable_provider(services: Services, candidates: Iterable[Provider]) -> Provider | None:
+    """The first of `candidates` a call could be made to now (a key resolves for it)."""
     from byok_tui.keys import KeyStoreError, NoApiKeyError, resolve_key
-    from byok_tui.providers.registry import key_providers
 
-    for provider in key_providers():
+    for provider in candidates:
         try:
             resolve_key(provider, services.store, environ=services.environ)
         except (NoApiKeyError, KeyStoreError):
             continue
         return provider
-    return next(p for p in key_providers() if any(m.free for m in p.models))
+    return None
+
+
+def starting_provider(services: Services) -> Provider:
+    """The provider a new default bot uses: the first with a usable key, else the first with a
+    free tier (the seed's fastest way to start)."""
+    from byok_tui.providers.registry import key_providers
+
+    usable = first_usable_provider(services, key_providers())
+    return usable or next(p for p in key_providers() if any(m.free for m in p.models))
+
+
+def known_keys(services: Services) -> list[str]:
+    """Every stored and environment key, so that an export can scrub copies of them."""
+    from byok_tui.keys import entry_name, normalize_key
+    from byok_tui.providers.registry import key_providers
+
+    stored = services.store.get_many(entry_name(p.id) for p in key_providers())
+    env = [normalize_key(services.environ.get(v, "")) for p in key_providers() for v in p.env_vars]
+    return [*stored.values(), *(key for key in env if key)]
 
 
 def default_bot(services: Services, store: Store) -> Bot:

@@ -101,15 +101,12 @@ def add_parsers(commands: Any) -> None:
 
 
 def _choose_provider(services: Services, requested: Provider | None) -> Provider:
-    if requested is not None:
-        return requested
-    for provider in providers():
-        try:
-            resolve_key(provider, services.store, environ=services.environ)
-        except NoApiKeyError:
-            continue
-        return provider
-    raise ByokError("no provider has a key; pass -p PROVIDER or set a key")
+    from byok_tui.services import first_usable_provider
+
+    provider = requested or first_usable_provider(services, providers())
+    if provider is None:
+        raise ByokError("no provider has a key; pass -p PROVIDER or set a key")
+    return provider
 
 
 def _read_prompt(words: list[str]) -> str:

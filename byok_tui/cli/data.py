@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from byok_tui.errors import ByokError
-from byok_tui.keys import entry_name, normalize_key
-from byok_tui.providers.registry import key_providers
-from byok_tui.services import Services, default_bot, open_services, open_store
+from byok_tui.keys import normalize_key
+from byok_tui.services import Services, default_bot, known_keys, open_services, open_store
 from byok_tui.storage.store import BotConfig, Store
 
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
@@ -89,17 +88,11 @@ def _open() -> tuple[Services, Store]:
     return services, store
 
 
-def _all_known_keys(services: Services) -> list[str]:
-    stored = services.store.get_many(entry_name(p.id) for p in key_providers())
-    env = [normalize_key(services.environ.get(v, "")) for p in key_providers() for v in p.env_vars]
-    return [*stored.values(), *(k for k in env if k)]
-
-
 def _export(args: argparse.Namespace) -> int:
     from byok_tui.storage.transfer import export_all
 
     services, store = _open()
-    data = export_all(store, _all_known_keys(services))
+    data = export_all(store, known_keys(services))
     if args.file is None:
         sys.stdout.buffer.write(data)
         return 0

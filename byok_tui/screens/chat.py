@@ -46,7 +46,7 @@ from byok_tui.screens.chat_messages import (
     ReplyTextReady,
     StateLoaded,
 )
-from byok_tui.screens.chat_state import key_in_use, model_choices, read_state
+from byok_tui.screens.chat_state import key_in_use, read_state
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.services import AppContext
 from byok_tui.storage.store import BotConfig, StorageError
@@ -580,6 +580,3 @@ class ChatScreen(Screen[None]):
         if self.state is not None:
             conversation = self.state.conversation
             self._load(self.state.bot.id, conversation.id if conversation else 0, transcript=False)
-
-    def model_choices(self, provider_id: str) -> list[tuple[str, str]]:
-        return model_choices(self.context, provider_id)

@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -376,7 +376,3 @@ class Store:
                 " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                 (name, value),
             )
-
-
-def with_config(bot: Bot, **changes: Any) -> BotConfig:
-    return replace(bot.config, **changes)
