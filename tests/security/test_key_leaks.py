@@ -4,6 +4,7 @@ per-bot, environment. Logs and crash reports have their own files beside this on
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.share import encode_bot_link
 from byok_tui.storage.store import BotConfig
-from tests.app.conftest import make_app, replies, send, settle, wait_for
+from tests.app.conftest import error_texts, make_app, replies, send, settle, wait_for
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 from tests.support.provider_server import Reply, provider_server, sse
@@ -195,3 +196,26 @@ async def test_the_clipboard_and_the_title_never_carry_a_key() -> None:
             assert FAKE_KEYS["openai"] not in app.clipboard
             assert "[REDACTED]" in app.clipboard
             assert FAKE_KEYS["openai"] not in f"{app.title} {app.sub_title}"
+
+
+async def test_an_error_that_echoes_the_key_is_neither_shown_nor_stored() -> None:
+    odd = "odd-key-with-no-known-shape-9f3"  # only the remembered-key layer can catch it
+    run_cli("keys", "set", "openai", stdin=odd)
+    body = json.dumps({"error": {"message": f"Incorrect API key provided: {odd}"}}).encode()
+    with provider_server() as server:
+        server.reply_with(Reply(401, {"content-type": "application/json"}, [body]))
+        env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
+        printed = run_cli("ask", "-p", "openai", "hi", env=env)
+        assert printed.returncode == 4
+        assert odd not in printed.stderr
+        app = make_app(**env)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi again")
+            await wait_for(pilot, lambda: bool(error_texts(app)))
+            assert "Incorrect API key provided" in error_texts(app)[-1]
+            assert odd not in " ".join(error_texts(app))
+    database = app_paths().data_dir / "byok-tui.sqlite3"
+    for path in (database, Path(f"{database}-wal")):
+        if path.exists():
+            assert odd.encode() not in path.read_bytes()
