@@ -53,6 +53,14 @@ def load_json(provider: Provider, data: str) -> Any:
         raise protocol_error(provider, "the stream carried data that is not valid JSON") from None
 
 
+def load_object(provider: Provider, data: str) -> dict[str, Any]:
+    """One stream event's JSON, which every family sends as an object."""
+    value = load_json(provider, data)
+    if not isinstance(value, dict):
+        raise protocol_error(provider, "the stream carried something other than a JSON object")
+    return value
+
+
 def truncated(provider: Provider) -> ProviderError:
     return ProviderError(
         ErrorKind.TRUNCATED,

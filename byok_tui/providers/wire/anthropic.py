@@ -21,7 +21,7 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, as_int, load_json, sse_events, truncated
+from byok_tui.providers.wire import HttpCall, as_int, load_object, sse_events, truncated
 
 if TYPE_CHECKING:
     import httpx
@@ -61,9 +61,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
     async for name, data in sse_events(provider, response):
         if name == "ping" or not data:
             continue
-        payload = load_json(provider, data)
-        if not isinstance(payload, dict):
-            raise protocol_error(provider, "the stream carried something other than an event")
+        payload = load_object(provider, data)
         kind = payload.get("type", name)
         if kind == "error":
             raise stream_error(provider, payload)

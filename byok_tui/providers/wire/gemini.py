@@ -22,7 +22,7 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, as_int, load_json, sse_events, truncated
+from byok_tui.providers.wire import HttpCall, as_int, load_object, sse_events, truncated
 
 if TYPE_CHECKING:
     import httpx
@@ -62,9 +62,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
     async for _name, data in sse_events(provider, response):
         if not data:
             continue
-        chunk = load_json(provider, data)
-        if not isinstance(chunk, dict):
-            raise protocol_error(provider, "the stream carried something other than a response")
+        chunk = load_object(provider, data)
         if chunk.get("error"):
             raise stream_error(provider, chunk)
         feedback = chunk.get("promptFeedback")

@@ -23,7 +23,7 @@ from byok_tui.providers.wire import (
     HttpCall,
     as_int,
     chat_messages,
-    load_json,
+    load_object,
     ndjson_lines,
     truncated,
 )
@@ -45,9 +45,7 @@ def chat_call(
 
 async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
     async for line in ndjson_lines(provider, response):
-        chunk = load_json(provider, line)
-        if not isinstance(chunk, dict):
-            raise protocol_error(provider, "the stream carried something other than an object")
+        chunk = load_object(provider, line)
         if chunk.get("error"):
             raise stream_error(provider, chunk)
         message = chunk.get("message") or {}

@@ -23,7 +23,7 @@ from byok_tui.providers.wire import (
     HttpCall,
     as_int,
     chat_messages,
-    load_json,
+    load_object,
     sse_events,
     truncated,
 )
@@ -89,9 +89,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
             break
         if not data:
             continue
-        chunk = load_json(provider, data)
-        if not isinstance(chunk, dict):
-            raise protocol_error(provider, "the stream carried something other than a chunk")
+        chunk = load_object(provider, data)
         if chunk.get("error"):
             raise stream_error(provider, chunk)
         groq = chunk.get("x_groq")
