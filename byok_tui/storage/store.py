@@ -105,6 +105,27 @@ class NotFoundError(ByokError):
         super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
 
 
+def insert_bot(db: sqlite3.Connection, bot_uuid: str, config: BotConfig) -> int:
+    """Add a bot inside the caller's transaction; never sets `k` (only set_bot_key does)."""
+    now = time.time()
+    cursor = db.execute(
+        "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
+        " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            bot_uuid,
+            config.name,
+            config.provider,
+            config.model,
+            config.system_prompt,
+            config.temperature,
+            config.max_tokens,
+            now,
+            now,
+        ),
+    )
+    return int(cursor.lastrowid or 0)
+
+
 def _bot(row: sqlite3.Row) -> Bot:
     config = BotConfig(
         name=row["name"],
@@ -193,24 +214,9 @@ class Store:
         return self.bot(DEFAULT_BOT_NAME)
 
     def create_bot(self, config: BotConfig, *, bot_uuid: str | None = None) -> Bot:
-        now = time.time()
         with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
-                " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    bot_uuid or str(uuid.uuid4()),
-                    config.name,
-                    config.provider,
-                    config.model,
-                    config.system_prompt,
-                    config.temperature,
-                    config.max_tokens,
-                    now,
-                    now,
-                ),
-            )
-        return self.bot(int(cursor.lastrowid or 0))
+            bot_id = insert_bot(db, bot_uuid or str(uuid.uuid4()), config)
+        return self.bot(bot_id)
 
     def update_bot(self, bot_id: int, config: BotConfig) -> Bot:
         with self.transaction() as db:

@@ -10,15 +10,14 @@ whole file is valid.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from byok_tui.redaction import redact_known_secrets, remember_secret
 from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
-from byok_tui.storage.store import Store
+from byok_tui.storage.store import Store, insert_bot
 
 EXPORT_FORMAT = "byok-tui-export"
 EXPORT_VERSION = 1
@@ -205,24 +204,8 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
             if row is not None:
                 bot_ids[bot_uuid] = row[0]
                 continue
-            name = _free_name(db, config.name)
-            now = time.time()
-            cursor = db.execute(  # k is never set from an import
-                "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
-                " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    bot_uuid,
-                    name,
-                    config.provider,
-                    config.model,
-                    config.system_prompt,
-                    config.temperature,
-                    config.max_tokens,
-                    now,
-                    now,
-                ),
-            )
-            bot_ids[bot_uuid] = int(cursor.lastrowid or 0)
+            name = _free_name(db, config.name)  # k is never set from an import
+            bot_ids[bot_uuid] = insert_bot(db, bot_uuid, replace(config, name=name))
             added[0] += 1
         for conv_uuid, bot_uuid, title, created, updated, messages in conversations:
             row = db.execute("SELECT id FROM conversations WHERE uuid = ?", (conv_uuid,)).fetchone()
