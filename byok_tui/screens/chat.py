@@ -8,6 +8,7 @@ message typed while a reply is streaming goes back into the composer.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 
 from rich.text import Text
@@ -137,6 +138,9 @@ class ChatScreen(Screen[None]):
         local = [p for p in providers() if not p.needs_key]
         if not local:
             return
+        # httpx is imported lazily (start-up does not pay for it); import it off the event
+        # loop here so that the first keystrokes after the first frame do not stall.
+        await asyncio.to_thread(importlib.import_module, "httpx")
         try:
             await self.context.client.list_models(local[0])
             running = True
