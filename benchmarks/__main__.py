@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchmarks.server import bench_server, token_stream
+from benchmarks.server import bench_server
 from benchmarks.support import PYTHON, StallMonitor, environment, launch_until, make_home, rss_mb
 
 HERE = Path(__file__).resolve().parent
@@ -80,7 +80,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
     tokens = 200 if quick else 5000
     env = make_home(work / "stream", 1, 2)
     with bench_server() as server:
-        server.reply = token_stream(tokens)
+        server.reply_with(tokens)
         env["BYOK_TUI_OPENAI_BASE_URL"] = f"{server.base_url}/v1"
         # Baseline: plain httpx reading the same stream from the same server.
         started = time.perf_counter()
@@ -95,8 +95,8 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
         shown: list[float] = []
         original_flush = ReplyView._flush
 
-        async def timed_flush(self: ReplyView) -> None:
-            await original_flush(self)  # the moment text is written to the Markdown widget
+        def timed_flush(self: ReplyView) -> None:
+            original_flush(self)  # the moment text is handed to the Markdown widget
             shown.append(time.perf_counter())
 
         finished: list[float] = []
@@ -261,11 +261,14 @@ def print_table(results: list[Result]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
-async def run_in_process(work: Path, quick: bool) -> list[Result]:
-    results = [await bench_streaming(work, quick)]
-    history, _growth = await bench_history(work, quick)
-    results.append(history)
-    results.extend(await bench_send(work, quick))
+async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result]:
+    results = []
+    if 2 in only:
+        results.append(await bench_streaming(work, quick))
+    if 3 in only:
+        results.append((await bench_history(work, quick))[0])
+    if only & {4, 5}:
+        results.extend(r for r in await bench_send(work, quick) if r.number in only)
     return results
 
 
@@ -277,22 +280,38 @@ def main() -> int:
     )
     parser.add_argument("--quick", action="store_true", help="smoke mode: tiny sizes, one run")
     parser.add_argument("--json", type=Path, default=Path("benchmark-results.json"))
+    parser.add_argument(
+        "--only",
+        type=int,
+        action="append",
+        choices=range(1, 7),
+        metavar="N",
+        help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
+    )
     args = parser.parse_args()
+    only = set(args.only or range(1, 7))
+    results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)
-        startup, app_memory, base_memory = bench_startup(work, args.quick)
-        results = [startup, *asyncio.run(run_in_process(work, args.quick))]
+        if only & {1, 6}:
+            startup, app_memory, base_memory = bench_startup(work, args.quick)
+            if 1 in only:
+                results.append(startup)
+        results += asyncio.run(run_in_process(work, args.quick, only))
         after = rss_mb()
-    memory = Result(
-        6,
-        "memory when first ready; after benchmarks 2 and 3",
-        f"ready {app_memory:.0f} MB; after {after:.0f} MB",
-        f"minimal app {base_memory:.0f} MB",
-        app_memory / base_memory,
-        "ready <= 60 MB",
-        app_memory <= 60,
-    )
-    results = sorted([*results, memory], key=lambda r: r.number)
+    if 6 in only:
+        results.append(
+            Result(
+                6,
+                "memory when first ready; after benchmarks 2 and 3",
+                f"ready {app_memory:.0f} MB; after {after:.0f} MB",
+                f"minimal app {base_memory:.0f} MB",
+                app_memory / base_memory,
+                "ready <= 60 MB",
+                app_memory <= 60,
+            )
+        )
+    results.sort(key=lambda r: r.number)
     print_table(results)
     print("\nMachine: 2 shared cores; compare ratios, not absolute times.")
     args.json.write_text(

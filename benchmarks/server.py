@@ -1,64 +1,140 @@
 """A loopback provider for benchmarks that timestamps what matters: when each request
-arrives, and when the first and last bytes of a reply leave."""
+arrives, and when the first and last bytes of a reply leave.
+
+It runs in its own process, as a real provider would: a server thread inside the benchmark
+process would share the interpreter lock with the app and slow both. Times are
+`time.perf_counter()`, which on Linux is the system-wide monotonic clock, so the two
+processes' readings compare.
+"""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from multiprocessing.connection import Connection
+
+PARAGRAPH_TOKENS = 80  # a model's paragraph, in tokens of about one word
+LIST_EVERY = 400
+CODE_EVERY = 700
+
+
+def reply_pieces(tokens: int) -> list[str]:
+    """A reply shaped like a model's: paragraphs of prose with inline code and bold, a short
+    list every 400 tokens, a code block every 700; one piece per token."""
+    words = ["the ", "model ", "streams ", "`code` ", "**bold** ", "text ", "and ", "more, "]
+    pieces: list[str] = []
+    for n in range(1, tokens + 1):
+        if n % CODE_EVERY == 0:
+            pieces += ["```python\n", "def add(a, b):\n", "    return a + b\n", "```\n\n"]
+        elif n % LIST_EVERY == 0:
+            pieces += ["- first point\n", "- second point with `code`\n", "- third\n\n"]
+        elif n % PARAGRAPH_TOKENS == 0:
+            pieces.append("end.\n\n")
+        else:
+            pieces.append(words[n % len(words)])
+    return pieces[:tokens]
 
 
 def token_stream(tokens: int) -> list[bytes]:
-    words = ["alpha ", "beta ", "`code` ", "**bold** ", "gamma\n\n", "- item\n"]
+    """The reply as OpenAI-compatible SSE events, one token each, then the stop events."""
     events = [
-        "data: "
-        + json.dumps({"choices": [{"index": 0, "delta": {"content": words[n % 6]}}]})
-        + "\n\n"
-        for n in range(tokens)
+        "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": piece}}]}) + "\n\n"
+        for piece in reply_pieces(tokens)
     ]
     events.append('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n')
     events.append("data: [DONE]\n\n")
     return [e.encode() for e in events]
 
 
-@dataclass
 class BenchServer:
-    base_url: str
-    arrivals: list[float] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
-    first_byte: list[float] = field(default_factory=list)
-    last_byte: list[float] = field(default_factory=list)
-    reply: list[bytes] = field(default_factory=lambda: token_stream(1))
+    """The parent's view of the server process: its address and what it has reported."""
+
+    def __init__(self, base_url: str, reports: Connection) -> None:
+        self.base_url = base_url
+        self._reports = reports
+        self._seen: dict[str, list[float]] = {"arrival": [], "first": [], "last": []}
+        self._keys: list[str] = []
+
+    def reply_with(self, tokens: int) -> None:
+        """Each following request gets a `tokens`-token reply."""
+        host, port = self.base_url.removeprefix("http://").split(":")
+        connection = HTTPConnection(host, int(port), timeout=10)
+        connection.request("GET", f"/_reply?tokens={tokens}")
+        connection.getresponse().read()
+        connection.close()
+
+    def _drain(self) -> None:
+        while not self._reports.closed and self._reports.poll():
+            try:
+                kind, when, key = self._reports.recv()
+            except EOFError:  # the server has stopped: everything it sent has been read
+                self._reports.close()
+                return
+            self._seen[kind].append(when)
+            if kind == "arrival":
+                self._keys.append(key)
+
+    @property
+    def arrivals(self) -> list[float]:
+        self._drain()
+        return self._seen["arrival"]
+
+    @property
+    def keys(self) -> list[str]:
+        self._drain()
+        return self._keys
+
+    @property
+    def first_byte(self) -> list[float]:
+        self._drain()
+        return self._seen["first"]
+
+    @property
+    def last_byte(self) -> list[float]:
+        self._drain()
+        return self._seen["last"]
 
 
-@contextmanager
-def bench_server() -> Iterator[BenchServer]:
-    state = BenchServer("")
+def _serve(reports: Connection, port_out: Connection) -> None:
+    reply = token_stream(1)
+    sending = threading.Lock()
+
+    def report(kind: str, key: str = "") -> None:
+        when = time.perf_counter()
+        with sending:
+            reports.send((kind, when, key))
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def do_GET(self) -> None:
+            nonlocal reply
+            reply = token_stream(int(self.path.rpartition("=")[2]))
+            self.send_response(204)
+            self.end_headers()
+
         def do_POST(self) -> None:
-            state.arrivals.append(time.perf_counter())
-            state.keys.append(self.headers.get("authorization", ""))
+            report("arrival", self.headers.get("authorization", ""))
             self.rfile.read(int(self.headers.get("content-length") or 0))
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("transfer-encoding", "chunked")
             self.send_header("connection", "close")
             self.end_headers()
-            for index, event in enumerate(state.reply):
+            for index, event in enumerate(reply):
                 self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
                 self.wfile.flush()
                 if index == 0:
-                    state.first_byte.append(time.perf_counter())
+                    report("first")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-            state.last_byte.append(time.perf_counter())
+            report("last")
             self.close_connection = True
 
         def log_message(self, format: str, *args: object) -> None:
@@ -66,13 +142,23 @@ def bench_server() -> Iterator[BenchServer]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-    )
-    thread.start()
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    port_out.send(server.server_address[1])
+    server.serve_forever(poll_interval=0.02)
+
+
+@contextmanager
+def bench_server() -> Iterator[BenchServer]:
+    context = multiprocessing.get_context("spawn")  # no copy of the benchmark's threads or loop
+    reports_in, reports_out = context.Pipe(duplex=False)
+    port_in, port_out = context.Pipe(duplex=False)
+    process = context.Process(target=_serve, args=(reports_out, port_out), daemon=True)
+    process.start()
     try:
-        yield state
+        if not port_in.poll(30):
+            raise RuntimeError("the benchmark server did not start")
+        server = BenchServer(f"http://127.0.0.1:{port_in.recv()}", reports_in)
+        yield server
+        server._drain()
     finally:
-        server.shutdown()
-        server.server_close()
+        process.terminate()
+        process.join(10)

@@ -57,6 +57,7 @@ from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
 
 YIELD_SECONDS = 0.008  # longest the send worker runs before letting the UI have a turn
+YIELD_PAUSE = 0.002  # and how long that turn is: long enough for a chain of messages to run
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 NARROW = 120  # below this width the config pane starts hidden
 TINY = 90  # below this width the sidebar starts hidden too
@@ -335,7 +336,7 @@ class ChatScreen(Screen[None]):
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
                     # A fast server delivers thousands of events in a few reads; parsing them
                     # all at once would freeze the keyboard, so give the loop a turn.
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(YIELD_PAUSE)
                     slice_started = time.perf_counter()
                 if isinstance(event, ReplyStarted):
                     meta = reply_meta(bot.config.provider, bot.config.model, event.key.source.value)
@@ -394,7 +395,7 @@ class ChatScreen(Screen[None]):
         self._wait_until = 0.0
         if reply is not None and isinstance(event, Done):
             self.on_reply_text_ready(ReplyTextReady())
-            await reply.finish()
+            reply.finish()
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
         error = message.error
@@ -424,7 +425,7 @@ class ChatScreen(Screen[None]):
         self.on_reply_text_ready(ReplyTextReady())  # what arrived before the end is shown
         reply, self._reply = self._reply, None
         if reply is not None:
-            await reply.finish()
+            reply.finish()
             if message.stopped:
                 reply.set_meta(reply._meta + " · stopped, partial reply kept", partial=True)
         self._wait_until = 0.0

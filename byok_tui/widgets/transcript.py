@@ -1,10 +1,13 @@
 """The conversation transcript: user messages, streamed Markdown replies, error blocks.
 
 Everything shown here came from the user or the network, so it is never parsed as Rich markup
-(`[bold]`, `[@click=…]` stay text): user text goes through `Text`, replies through Markdown.
+(`[bold]`, `[@click=…]` stay text): user text goes through `Text`, replies through Rich's
+Markdown renderable (which has no markup).
 """
 
 from __future__ import annotations
+
+from time import monotonic
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,11 +15,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Button, Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Button, Collapsible, Static
 
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.storage.store import Message as StoredMessage
+from byok_tui.widgets.markdown_text import MarkdownText
 
 FRAME_SECONDS = 1 / 20
 
@@ -87,18 +90,17 @@ class ReplyView(Vertical, can_focus=True):
         self.content = strip_terminal_controls(content)
         self.reasoning = strip_terminal_controls(reasoning)
         self._meta = meta
-        self._stream: MarkdownStream | None = None
-        self._reasoning_stream: MarkdownStream | None = None
         self._pending_text: list[str] = []
         self._pending_reasoning: list[str] = []
         self._flush_timer: Timer | None = None
+        self._last_flush = 0.0
         if reasoning:
             self.add_class("has-reasoning")
 
     def compose(self) -> ComposeResult:
         with Collapsible(title="Reasoning", collapsed=True):
-            yield Markdown(self.reasoning, classes="reasoning")
-        yield Markdown(self.content, classes="body")
+            yield MarkdownText(self.reasoning, classes="reasoning")
+        yield MarkdownText(self.content, classes="body")
         yield Static(Text(self._meta), classes="meta", markup=False)
 
     def set_meta(self, meta: str, *, partial: bool = False) -> None:
@@ -107,7 +109,7 @@ class ReplyView(Vertical, can_focus=True):
         self.set_class(partial, "partial")
 
     def append_text(self, text: str) -> None:
-        """Queue reply text; it reaches the Markdown at most once a frame."""
+        """Queue reply text; it reaches the screen at most once a frame."""
         self.content += text
         self._pending_text.append(text)
         self._schedule_flush()
@@ -119,34 +121,35 @@ class ReplyView(Vertical, can_focus=True):
         self._schedule_flush()
 
     def _schedule_flush(self) -> None:
-        # Batching matters: writing each token to the Markdown rebuilds its last block every
-        # time (a 5,000-token reply took minutes); once a frame keeps up with any stream.
-        if self._flush_timer is None:
-            self._flush_timer = self.set_timer(FRAME_SECONDS, self._flush)
+        # Batching matters: rendering each token on its own cannot keep up with a fast stream.
+        # The first text after a quiet spell goes out at once; the rest at most once a frame.
+        if self._flush_timer is not None:
+            return
+        wait = self._last_flush + FRAME_SECONDS - monotonic()
+        if wait > 0:
+            self._flush_timer = self.set_timer(wait, self._flush)
+        else:
+            # Not a zero-delay timer: Textual's timer divides by its interval.
+            self._flush()
 
-    async def _flush(self) -> None:
+    def _flush(self) -> None:
         self._flush_timer = None
+        self._last_flush = monotonic()
+        if not self.children:  # not composed yet: compose shows all the text so far
+            self._pending_text, self._pending_reasoning = [], []
+            return
         if self._pending_reasoning:
-            if self._reasoning_stream is None:
-                reasoning = self.query_one(".reasoning", Markdown)
-                self._reasoning_stream = Markdown.get_stream(reasoning)
             text, self._pending_reasoning = "".join(self._pending_reasoning), []
-            await self._reasoning_stream.write(text)
+            self.query_one(".reasoning", MarkdownText).append(text)
         if self._pending_text:
-            if self._stream is None:
-                self._stream = Markdown.get_stream(self.query_one(".body", Markdown))
             text, self._pending_text = "".join(self._pending_text), []
-            await self._stream.write(text)
+            self.query_one(".body", MarkdownText).append(text)
         self.post_message(self.Grew())
 
-    async def finish(self) -> None:
+    def finish(self) -> None:
         if self._flush_timer is not None:
             self._flush_timer.stop()
-        await self._flush()
-        for stream in (self._stream, self._reasoning_stream):
-            if stream is not None:
-                await stream.stop()
-        self._stream = self._reasoning_stream = None
+        self._flush()
 
     class Grew(Message):
         """New text reached the screen (the transcript may follow it)."""
@@ -157,7 +160,7 @@ class Transcript(VerticalScroll):
     thousands of messages opens as fast as a short one."""
 
     DEFAULT_CSS = """
-    Transcript { padding: 0 1; }
+    Transcript { padding: 0 1; scrollbar-gutter: stable; }
     Transcript > .empty { color: $text-muted; margin: 1 2; }
     Transcript > #earlier { width: 100%; margin: 1 0 0 0; }
     """

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
-
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
+from byok_tui.widgets.markdown_text import MarkdownLines
 from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
 from tests.app.conftest import chat, make_app, replies, send, settle, type_into, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
@@ -70,10 +69,18 @@ async def test_replies_render_as_markdown_with_code_blocks() -> None:
             await send(pilot, "markdown please")
             await wait_for(pilot, lambda: not chat(app)._busy and len(replies(app)) == 1)
             await pilot.pause(0.2)
-            body = app.screen.query_one(ReplyView).query_one(".body", Markdown)
-            kinds = {type(child).__name__ for child in body.children}
-            assert "MarkdownFence" in kinds
-            assert any("Heading" in k or k == "MarkdownH1" for k in kinds)
+            lines = [
+                strip
+                for part in app.screen.query_one(ReplyView).query(MarkdownLines)
+                for strip in (part.render_line(y) for y in range(part.size.height))
+            ]
+            text = "\n".join(strip.text for strip in lines)
+            assert "Title" in text and "# Title" not in text  # a heading, not the source
+            assert "bold" in text and "**" not in text
+            assert "print('hi')" in text and "```" not in text  # a code block
+            code_line = next(strip for strip in lines if "print" in strip.text)
+            colours = {seg.style.color for seg in code_line if seg.style and seg.style.color}
+            assert len(colours) > 1, "the Python block is highlighted"
 
 
 async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> None:
