@@ -8,6 +8,7 @@ non-zero return code.
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -44,6 +45,11 @@ class ByokApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(ChatScreen(self.context, self._overview))
+
+    def on_ready(self) -> None:
+        # Everything loaded so far (modules, styles, the screen) lives as long as the app: out
+        # of the collector's sight, a full collection mid-stream takes a few ms, not ~35 ms.
+        gc.freeze()
 
     async def on_unmount(self) -> None:
         self.context.writer.shutdown()  # every key typed is saved before we go

@@ -56,7 +56,7 @@ from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
 
-YIELD_SECONDS = 0.008  # longest the send worker runs before letting the UI have a turn
+YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
 YIELD_PAUSE = 0.002  # and how long that turn is: long enough for a chain of messages to run
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 NARROW = 120  # below this width the config pane starts hidden

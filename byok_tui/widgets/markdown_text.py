@@ -18,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -76,6 +76,7 @@ class MarkdownLines(Widget):
         self._width = -1  # the width _lines were rendered at
         self._styled: list[Strip | None] = []  # _lines with _styled_base applied, when drawn
         self._styled_base: Style | None = None
+        self._base = Style()  # the base style of the drawing in progress
 
     def update(self, text: str, *, continued: bool) -> None:
         self.text, self.continued = text, continued
@@ -102,13 +103,18 @@ class MarkdownLines(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines_at(width))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The base style (theme colours, a focused reply's background) is applied on drawing,
+        # so the cached lines stay right when it changes. It is worked out once per drawing,
+        # not per line: `rich_style` walks every ancestor.
+        self._base = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         lines = self._lines_at(self.size.width)
-        base = self.rich_style
+        base = self._base
         if y >= len(lines):
             return Strip.blank(self.size.width, base)
-        # The base style (theme colours, a focused reply's background) is applied on drawing,
-        # so the cached lines stay right when it changes; styled lines are kept until it does.
         if base != self._styled_base or len(self._styled) != len(lines):
             self._styled_base, self._styled = base, [None] * len(lines)
         styled = self._styled[y]
