@@ -216,18 +216,21 @@ async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
                 screen = app.screen
                 composer = screen.query_one("#composer")
 
-                async def send_and_wait(text: str) -> None:
+                async def send_and_wait(text: str) -> float:
+                    """Type `text`, press Enter; when Enter was pressed."""
                     count = len(server.last_byte)
                     composer.text = text  # type: ignore[attr-defined]
+                    await pilot.pause()
+                    pressed = time.perf_counter()
                     await pilot.press("enter")
                     while len(server.last_byte) == count or screen._busy:  # type: ignore[attr-defined]
                         await asyncio.sleep(0.002)
+                    return pressed
 
                 for number in range(sends):
                     arrived = len(server.arrivals)
-                    started = time.perf_counter()
-                    await send_and_wait(f"message {number}")
-                    latencies.append(server.arrivals[arrived] - started)
+                    pressed = await send_and_wait(f"message {number}")
+                    latencies.append(server.arrivals[arrived] - pressed)
                 field = screen.query_one("#global-key", KeyField)
                 from textual.widgets import Input
 

@@ -125,8 +125,7 @@ def _serve(reports: Connection, port_out: Connection) -> None:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("transfer-encoding", "chunked")
-            self.send_header("connection", "close")
-            self.end_headers()
+            self.end_headers()  # the connection stays open for the next request
             for index, event in enumerate(reply):
                 self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
                 self.wfile.flush()
@@ -135,7 +134,6 @@ def _serve(reports: Connection, port_out: Connection) -> None:
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
             report("last")
-            self.close_connection = True
 
         def log_message(self, format: str, *args: object) -> None:
             pass

@@ -116,8 +116,11 @@ class ConversationService:
         text: str | None,
         *,
         config: BotConfig | None = None,
+        on_sent: Callable[[], None] | None = None,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
+
+        `on_sent` is called once the request is on the wire.
 
         `config` overrides the bot's configuration for this message only; the per-bot key is
         used only while the provider is the bot's own (a key for one provider is never sent
@@ -175,7 +178,9 @@ class ConversationService:
         # Also flush on a timer: text followed by a long silence must not wait in memory.
         flusher = asyncio.create_task(_flush_every_second(recorder))
         try:
-            async for event in self._client.stream_chat(provider, request, key=key):
+            async for event in self._client.stream_chat(
+                provider, request, key=key, on_sent=on_sent
+            ):
                 recorder.add(event)
                 if isinstance(event, Done):
                     finished = True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -122,9 +122,11 @@ class ProviderClient:
         *,
         bot_key: str | None = None,
         key: ResolvedKey | None = None,
+        on_sent: Callable[[], None] | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         """Stream one reply. Raises NoApiKeyError before any I/O, ProviderError on failure.
 
+        `on_sent` is called once the whole request has been written to the connection.
         Closing the generator (`aclose`, or cancelling the task consuming it) closes the
         connection.
         """
@@ -138,7 +140,7 @@ class ProviderClient:
         wire = _wire(provider)
         call: HttpCall = wire.chat_call(provider, base, key.value, chat, model)
         log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source.value)
-        async with self._open(provider, call) as response:
+        async with self._open(provider, call, on_sent) as response:
             async for event in self._guard(provider, wire.parse_stream(provider, response)):
                 yield event
 
@@ -158,8 +160,10 @@ class ProviderClient:
         parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
         return parsed
 
-    def _open(self, provider: Provider, call: HttpCall) -> _OpenResponse:
-        return _OpenResponse(self, provider, call)
+    def _open(
+        self, provider: Provider, call: HttpCall, on_sent: Callable[[], None] | None = None
+    ) -> _OpenResponse:
+        return _OpenResponse(self, provider, call, on_sent)
 
     async def _guard(
         self, provider: Provider, events: AsyncIterator[StreamEvent]
@@ -209,11 +213,23 @@ class ProviderClient:
 class _OpenResponse:
     """`async with` an open, checked response: status, redirects and content type handled."""
 
-    def __init__(self, client: ProviderClient, provider: Provider, call: HttpCall) -> None:
+    def __init__(
+        self,
+        client: ProviderClient,
+        provider: Provider,
+        call: HttpCall,
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:
         self._client = client
         self._provider = provider
         self._call = call
+        self._on_sent = on_sent
         self._context: Any = None
+
+    async def _trace(self, event: str, _info: dict[str, Any]) -> None:
+        # httpcore's trace hook; `_info` holds the request, key included: never kept or logged.
+        if event == "http11.send_request_body.complete" and self._on_sent is not None:
+            self._on_sent()
 
     async def __aenter__(self) -> httpx.Response:
         import httpx
@@ -230,6 +246,7 @@ class _OpenResponse:
             params=call.params or None,
             json=call.json,
             timeout=timeout,
+            extensions={"trace": self._trace} if self._on_sent else None,
         )
         try:
             response: httpx.Response = await self._context.__aenter__()

@@ -59,6 +59,7 @@ from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
 YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
 YIELD_PAUSE = 0.002  # and how long that turn is: long enough for a chain of messages to run
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
+ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 NARROW = 120  # below this width the config pane starts hidden
 TINY = 90  # below this width the sidebar starts hidden too
 
@@ -74,6 +75,7 @@ class ChatScreen(Screen[None]):
         self.state: ChatState | None = None
         self.local_running: bool | None = None
         self._reply: ReplyView | None = None
+        self._unechoed: str | None = None  # sent text not drawn in the transcript yet
         self._send: Worker[None] | None = None
         self._activity_started = 0.0
         self._wait_until = 0.0
@@ -302,8 +304,16 @@ class ChatScreen(Screen[None]):
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def _send_new(self, text: str) -> None:
-        self.query_one(Transcript).add_user(text)
+        # The message is drawn once its request is on the wire, or after ECHO_GRACE if that
+        # takes longer: a frame drawn first would hold the request back by its length.
+        self._unechoed = text
+        self.set_timer(ECHO_GRACE, self._echo)
         self._start_send(text)
+
+    def _echo(self) -> None:
+        if self._unechoed is not None:
+            text, self._unechoed = self._unechoed, None
+            self.query_one(Transcript).add_user(text)
 
     @property
     def _busy(self) -> bool:
@@ -331,17 +341,27 @@ class ChatScreen(Screen[None]):
             self.post_message(ConversationStarted(conversation))
         stopped = False
         slice_started = time.perf_counter()
+        unopened: list[str] = []  # the reply's meta line, until the reply is shown
+
+        def open_reply() -> None:  # once the request is on the wire
+            self._echo()
+            if unopened:
+                self.post_message(ReplyOpened(unopened.pop()))
+
         try:
-            async for event in context.conversations.send(bot, conversation, text):
+            async for event in context.conversations.send(
+                bot, conversation, text, on_sent=open_reply
+            ):
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
                     # A fast server delivers thousands of events in a few reads; parsing them
                     # all at once would freeze the keyboard, so give the loop a turn.
                     await asyncio.sleep(YIELD_PAUSE)
                     slice_started = time.perf_counter()
                 if isinstance(event, ReplyStarted):
-                    meta = reply_meta(bot.config.provider, bot.config.model, event.key.source.value)
-                    self.post_message(ReplyOpened(meta))
+                    source = event.key.source.value
+                    unopened.append(reply_meta(bot.config.provider, bot.config.model, source))
                 else:
+                    open_reply()  # no-op unless the request was never reported as sent
                     self._forward(event)
         except StorageError as error:
             self.post_message(ReplyFailed(error, unsent=text))
@@ -385,6 +405,7 @@ class ChatScreen(Screen[None]):
             )
 
     def on_reply_opened(self, message: ReplyOpened) -> None:
+        self._echo()
         self._reply = self.query_one(Transcript).start_reply(message.meta)
 
     async def on_reply_event(self, message: ReplyEvent) -> None:
@@ -398,6 +419,7 @@ class ChatScreen(Screen[None]):
             reply.finish()
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
+        self._echo()  # the message first, then what became of it
         error = message.error
         composer = self.query_one(Composer)
         if message.unsent and not composer.text:
@@ -422,6 +444,7 @@ class ChatScreen(Screen[None]):
             self._retry_at = time.monotonic() + error.retry_after
 
     async def on_reply_ended(self, message: ReplyEnded) -> None:
+        self._echo()
         self.on_reply_text_ready(ReplyTextReady())  # what arrived before the end is shown
         reply, self._reply = self._reply, None
         if reply is not None:

@@ -11,9 +11,8 @@ being written is re-rendered as text arrives.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import ComposeResult
@@ -22,12 +21,19 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown as RichMarkdown
+
 SETTLE_CHARS = 800  # finished blocks are frozen once at least this much text has gathered
 
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     # The same parser Rich renders with, so a split falls where Rich sees a block boundary.
+    # Imported when the first reply is drawn: start-up does not pay for it.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
@@ -59,6 +65,8 @@ CONTINUATION = "\u200b\n\n"
 def render_markdown(text: str, *, continued: bool = False) -> RichMarkdown:
     # Links show their address after the text (hyperlinks=False): a reply cannot hide where a
     # link goes behind friendly words.
+    from rich.markdown import Markdown as RichMarkdown
+
     source = CONTINUATION + text if continued else text
     return RichMarkdown(source, code_theme="monokai", hyperlinks=False)
 

@@ -80,8 +80,6 @@ class ReplyView(Vertical, can_focus=True):
     ReplyView { height: auto; margin: 1 8 0 0; }
     ReplyView:focus { background: $boost; }
     ReplyView > .meta { color: $text-muted; text-style: italic; }
-    ReplyView > Collapsible { display: none; }
-    ReplyView.has-reasoning > Collapsible { display: block; }
     ReplyView.partial > .meta { color: $warning; }
     """
 
@@ -98,10 +96,17 @@ class ReplyView(Vertical, can_focus=True):
             self.add_class("has-reasoning")
 
     def compose(self) -> ComposeResult:
-        with Collapsible(title="Reasoning", collapsed=True):
-            yield MarkdownText(self.reasoning, classes="reasoning")
+        if self.reasoning:
+            yield self._reasoning_view()
         yield MarkdownText(self.content, classes="body")
         yield Static(Text(self._meta), classes="meta", markup=False)
+
+    def _reasoning_view(self) -> Collapsible:
+        # Made only for replies that have reasoning: a Collapsible is the costliest part of a
+        # reply to mount, and most replies have none.
+        return Collapsible(
+            MarkdownText(self.reasoning, classes="reasoning"), title="Reasoning", collapsed=True
+        )
 
     def set_meta(self, meta: str, *, partial: bool = False) -> None:
         self._meta = meta
@@ -140,7 +145,11 @@ class ReplyView(Vertical, can_focus=True):
             return
         if self._pending_reasoning:
             text, self._pending_reasoning = "".join(self._pending_reasoning), []
-            self.query_one(".reasoning", MarkdownText).append(text)
+            shown = self.query(".reasoning")
+            if shown:
+                shown.first(MarkdownText).append(text)
+            else:  # the first reasoning of this reply: the view shows all of it so far
+                self.mount(self._reasoning_view(), before=self.query_one(".body"))
         if self._pending_text:
             text, self._pending_text = "".join(self._pending_text), []
             self.query_one(".body", MarkdownText).append(text)

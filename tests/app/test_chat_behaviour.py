@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from textual.widgets import Collapsible
+
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
-from byok_tui.widgets.markdown_text import MarkdownLines
-from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
+from byok_tui.widgets.markdown_text import MarkdownLines, MarkdownText
+from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
 from tests.app.conftest import chat, make_app, replies, send, settle, type_into, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
 
@@ -81,6 +83,7 @@ async def test_replies_render_as_markdown_with_code_blocks() -> None:
             code_line = next(strip for strip in lines if "print" in strip.text)
             colours = {seg.style.color for seg in code_line if seg.style and seg.style.color}
             assert len(colours) > 1, "the Python block is highlighted"
+            assert not app.screen.query(Collapsible), "no reasoning, no Reasoning section"
 
 
 async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> None:
@@ -205,3 +208,37 @@ async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_o
         assert texts[0] == "question 0"
         assert len(texts) == 150
         assert not transcript.query("#earlier")
+
+
+async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> None:
+    with_key()
+    thinking = [
+        {"choices": [{"index": 0, "delta": {"reasoning_content": t}}]} for t in ("Wei", "gh it.")
+    ]
+    with provider_server() as server:
+        steps = [*sse(*thinking), 0.1, *pieces("The answer.").steps]
+        server.reply_with(Reply(steps=steps))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "think first")
+            await wait_for(pilot, lambda: not chat(app)._busy and replies(app) == ["The answer."])
+            view = app.screen.query_one(ReplyView)
+            folded = view.query_one(Collapsible)
+            assert folded.collapsed and folded.title == "Reasoning"
+            assert view.query_one(".reasoning", MarkdownText).text == "Weigh it."
+            assert list(view.children).index(folded) < list(view.children).index(
+                view.query_one(".body")
+            )
+
+
+async def test_a_message_whose_request_cannot_be_sent_is_shown_before_its_error() -> None:
+    with_key()
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL="http://127.0.0.1:9/v1")  # nothing listens there
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "anyone?")
+        await wait_for(pilot, lambda: not chat(app)._busy and bool(app.screen.query(ErrorBlock)))
+        shown = [type(child).__name__ for child in app.screen.query_one(Transcript).children]
+        assert shown[-2:] == ["UserMessage", "ErrorBlock"]
+        assert [m.message_text for m in app.screen.query(UserMessage)] == ["anyone?"]

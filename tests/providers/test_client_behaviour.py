@@ -230,3 +230,20 @@ async def test_a_rate_limited_model_reports_the_wait_before_sending(
     assert 55 < waits[0].seconds <= 60
     assert slept == [waits[0].seconds]
     assert len(server.requests) == 6
+
+
+async def test_on_sent_is_called_once_the_request_is_on_the_wire_before_any_reply(
+    server: ProviderServer, store: KeyStore
+) -> None:
+    text = {"choices": [{"index": 0, "delta": {"content": "hi"}}]}
+    server.reply_with(Reply(steps=[0.3, *sse(text, done=True)]))
+    client = client_for("openai", server, store)
+    moments: list[str] = []
+    async for event in client.stream_chat(
+        get_provider("openai"), chat(), on_sent=lambda: moments.append("sent")
+    ):
+        moments.append(type(event).__name__)
+    await client.aclose()
+    assert moments[:2] == ["sent", "TextDelta"]
+    assert moments.count("sent") == 1
+    assert len(server.requests) == 1
