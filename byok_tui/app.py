@@ -24,6 +24,8 @@ from byok_tui.providers.registry import providers
 from byok_tui.screens.chat import ChatScreen
 from byok_tui.services import AppContext, open_services
 
+_heap_frozen = False
+
 
 class ByokApp(App[None]):
     TITLE = "byok-tui"
@@ -49,7 +51,12 @@ class ByokApp(App[None]):
     def on_ready(self) -> None:
         # Everything loaded so far (modules, styles, the screen) lives as long as the app: out
         # of the collector's sight, a full collection mid-stream takes a few ms, not ~35 ms.
-        gc.freeze()
+        # Once per process: a later app (tests, benchmarks) must not freeze an earlier one's
+        # garbage for good.
+        global _heap_frozen
+        if not _heap_frozen:
+            _heap_frozen = True
+            gc.freeze()
 
     async def on_unmount(self) -> None:
         self.context.writer.shutdown()  # every key typed is saved before we go
