@@ -92,8 +92,6 @@ class ReplyView(Vertical, can_focus=True):
         self._pending_reasoning: list[str] = []
         self._flush_timer: Timer | None = None
         self._last_flush = 0.0
-        if reasoning:
-            self.add_class("has-reasoning")
 
     def compose(self) -> ComposeResult:
         if self.reasoning:
@@ -121,7 +119,6 @@ class ReplyView(Vertical, can_focus=True):
 
     def append_reasoning(self, text: str) -> None:
         self.reasoning += text
-        self.add_class("has-reasoning")
         self._pending_reasoning.append(text)
         self._schedule_flush()
 
