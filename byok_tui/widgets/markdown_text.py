@@ -105,7 +105,7 @@ class MarkdownLines(Widget):
                 del lines[:1]  # the continuation paragraph
             self._lines = [Strip(line, width) for line in lines] if width > 0 else []
             self._width = width
-            self._styled = []
+            self._styled = [None] * len(self._lines)
         return self._lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -123,7 +123,7 @@ class MarkdownLines(Widget):
         base = self._base
         if y >= len(lines):
             return Strip.blank(self.size.width, base)
-        if base != self._styled_base or len(self._styled) != len(lines):
+        if base != self._styled_base:
             self._styled_base, self._styled = base, [None] * len(lines)
         styled = self._styled[y]
         if styled is None:
@@ -145,11 +145,9 @@ class MarkdownText(Vertical):
         self._live = text  # the part after the frozen segments
 
     def compose(self) -> ComposeResult:
-        yield MarkdownLines(self._live, classes="live" + self._empty(self._live))
-
-    @staticmethod
-    def _empty(text: str) -> str:
-        return "" if text.strip() else " empty"
+        live = MarkdownLines(self._live, classes="live")
+        live.set_class(not self._live.strip(), "empty")
+        yield live
 
     def append(self, text: str) -> None:
         self.text += text
