@@ -80,25 +80,26 @@ class BenchServer:
             if kind == "arrival":
                 self._keys.append(key)
 
+    def _reported(self, kind: str) -> list[float]:
+        self._drain()
+        return self._seen[kind]
+
     @property
     def arrivals(self) -> list[float]:
-        self._drain()
-        return self._seen["arrival"]
+        return self._reported("arrival")
+
+    @property
+    def first_byte(self) -> list[float]:
+        return self._reported("first")
+
+    @property
+    def last_byte(self) -> list[float]:
+        return self._reported("last")
 
     @property
     def keys(self) -> list[str]:
         self._drain()
         return self._keys
-
-    @property
-    def first_byte(self) -> list[float]:
-        self._drain()
-        return self._seen["first"]
-
-    @property
-    def last_byte(self) -> list[float]:
-        self._drain()
-        return self._seen["last"]
 
 
 def _serve(reports: Connection, port_out: Connection) -> None:
