@@ -80,6 +80,7 @@ class ChatScreen(Screen[None]):
         self._activity_started = 0.0
         self._wait_until = 0.0
         self._shown_by_user: dict[str, bool] = {}
+        self._mounted_pane: ConfigPane | None = None
         self._retry_at = 0.0  # when a rate-limited message is sent again by itself
         self._retried_after_limit = False
         self._incoming = ReplyText()
@@ -109,12 +110,12 @@ class ChatScreen(Screen[None]):
         pane = ConfigPane(id="config")
         pane.display = self._shown_by_user.get("#config", self.size.width >= NARROW)
         await self.query_one("#body").mount(pane)
+        self._mounted_pane = pane  # only now are its fields composed and safe to fill
         if self.state is not None:
             self._fill_config_pane(pane, self.state)
 
     def _config_pane(self) -> ConfigPane | None:
-        panes = self.query(ConfigPane)
-        return panes.first() if panes else None
+        return self._mounted_pane
 
     def _fill_config_pane(self, pane: ConfigPane, state: ChatState) -> None:
         pane.show(state.bot, state.models, state.global_key, state.bot_key)
@@ -271,9 +272,14 @@ class ChatScreen(Screen[None]):
             line = key_in_use(self.context, bot)
         except ByokError as error:
             line = error.one_line()
+        self.app.call_from_thread(self._show_key_in_use, line)
+
+    def _show_key_in_use(self, line: str) -> None:
+        if self.state is not None:
+            self.state.key_in_use = line  # what the pane shows if it mounts later
         pane = self._config_pane()
         if pane is not None:
-            self.app.call_from_thread(pane.show_key_in_use, line)
+            pane.show_key_in_use(line)
 
     # Sending -------------------------------------------------------------------------------
 
