@@ -41,22 +41,27 @@ def _ms(seconds: float) -> str:
 def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
     env = make_home(work / "startup", 20 if quick else 1000, 4 if quick else 20)
     runs = 1 if quick else 7
-    app_times, base_times, app_memory, base_memory = [], [], [], []
+    app_times, chat_times, base_times, app_memory, base_memory = [], [], [], [], []
     for _ in range(runs):
-        elapsed, memory = launch_until(
+        elapsed, _same, memory = launch_until(
             [PYTHON, str(HERE / "minimal_app.py")], env, b"minimal-app-ready"
         )
         base_times.append(elapsed)
         base_memory.append(memory)
-        elapsed, memory = launch_until([PYTHON, "-m", "byok_tui"], env, b"Ollama")
-        app_times.append(elapsed)
+        # The sidebar comes first (screens/start.py); the chat screen, whose composer says
+        # "Enter sends", follows. Memory "when ready" is taken once the chat screen is drawn.
+        sidebar, chat, memory = launch_until(
+            [PYTHON, "-m", "byok_tui"], env, b"Ollama", then=b"Enter sends"
+        )
+        app_times.append(sidebar)
+        chat_times.append(chat)
         app_memory.append(memory)
     app, base = statistics.median(app_times), statistics.median(base_times)
     ratio = app / base
     result = Result(
         1,
         "start-up until the provider sidebar is drawn (120x40, 1,000 x 20 db)",
-        _ms(app),
+        f"{_ms(app)} (whole chat screen {_ms(statistics.median(chat_times))})",
         _ms(base),
         ratio,
         "median ratio <= 1.3",
@@ -69,6 +74,15 @@ async def _app_session(env: dict[str, str]):  # type: ignore[no-untyped-def]
     from byok_tui.app import build_app
 
     return build_app(env)
+
+
+async def _chat_screen(app):  # type: ignore[no-untyped-def]
+    """The chat screen, once it has replaced the start screen (screens/start.py)."""
+    from byok_tui.screens.chat import ChatScreen
+
+    while not (isinstance(app.screen, ChatScreen) and app.screen.is_mounted):
+        await asyncio.sleep(0.002)
+    return app.screen
 
 
 async def bench_streaming(work: Path, quick: bool) -> Result:
@@ -127,12 +141,13 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
             with environment(env):
                 app = await _app_session(env)
                 async with app.run_test(size=(120, 40)) as pilot:
+                    screen = await _chat_screen(app)
                     await app.workers.wait_for_complete()
                     await pilot.pause()
                     monitor.start()
                     from byok_tui.widgets.composer import Composer
 
-                    composer = app.screen.query_one(Composer)
+                    composer = screen.query_one(Composer)
                     sent = time.perf_counter()
                     # What Enter does; Pilot's press would wait for the screen to go idle,
                     # which it does not while a long reply streams.
@@ -168,7 +183,7 @@ async def _open_time(env: dict[str, str]) -> float:
         started = time.perf_counter()
         app = await _app_session(env)
         async with app.run_test(size=(120, 40)) as pilot:
-            transcript = app.screen.query_one(Transcript)
+            transcript = (await _chat_screen(app)).query_one(Transcript)
             while not transcript.children or not transcript.query("ReplyView"):
                 await asyncio.sleep(0.005)
             await pilot.pause()
@@ -211,9 +226,9 @@ async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
         with environment(env):
             app = await _app_session(env)
             async with app.run_test(size=(120, 40)) as pilot:
+                screen = await _chat_screen(app)
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-                screen = app.screen
                 composer = screen.query_one("#composer")
 
                 async def send_and_wait(text: str) -> float:

@@ -93,11 +93,13 @@ def launch_until(
     argv: list[str],
     env: dict[str, str],
     marker: bytes,
+    then: bytes | None = None,
     size: tuple[int, int] = (120, 40),
     timeout: float = 30,
-) -> tuple[float, float]:
-    """Start `argv` in a pseudo-terminal of `size`; seconds until `marker` is drawn, and the
-    process's resident memory (MB) at that moment."""
+) -> tuple[float, float, float]:
+    """Start `argv` in a pseudo-terminal of `size`. Seconds until `marker` is drawn, seconds
+    until `then` is drawn (the same when there is none), and the process's resident memory
+    (MB) at that last moment."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     started = time.perf_counter()
@@ -112,17 +114,19 @@ def launch_until(
     )
     os.close(follower)
     seen = b""
+    marks: list[float] = []
     try:
-        while marker not in seen:
-            if time.perf_counter() - started > timeout:
-                raise TimeoutError(f"{argv[-1]} never drew {marker!r}")
-            ready, _, _ = select.select([leader], [], [], 0.05)
-            if ready:
-                try:
-                    seen = seen[-4096:] + os.read(leader, 65536)
-                except OSError:
-                    break
-        elapsed = time.perf_counter() - started
+        for wanted in (marker, then or marker):
+            while wanted not in seen:
+                if time.perf_counter() - started > timeout:
+                    raise TimeoutError(f"{argv[-1]} never drew {wanted!r}")
+                ready, _, _ = select.select([leader], [], [], 0.05)
+                if ready:
+                    try:
+                        seen = seen[-4096:] + os.read(leader, 65536)
+                    except OSError:
+                        break
+            marks.append(time.perf_counter() - started)
         memory = rss_mb(proc.pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -133,7 +137,7 @@ def launch_until(
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         os.close(leader)
-    return elapsed, memory
+    return marks[0], marks[1], memory
 
 
 class StallMonitor:

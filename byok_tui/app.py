@@ -8,10 +8,12 @@ non-zero return code.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -19,54 +21,96 @@ from textual.screen import Screen
 
 from byok_tui.bindings import APP_KEYS, CHAT_KEYS, textual_bindings
 from byok_tui.crash import report_crash
+from byok_tui.errors import ByokError
 from byok_tui.keys.overview import KeyOverview, key_overview
 from byok_tui.providers.registry import providers
-from byok_tui.screens.chat import ChatScreen
-from byok_tui.services import AppContext, open_services
+from byok_tui.screens.start import StartScreen
+from byok_tui.services import Services, open_services
+
+if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
+    from byok_tui.services import AppContext
 
 _heap_frozen = False
 
 
+def _open_context(services: Services) -> AppContext:
+    """Open the database and clients and load the chat screen's modules (in a thread)."""
+    import byok_tui.screens.chat  # noqa: F401  (the import is most of the work)
+    from byok_tui.services import AppContext
+
+    return AppContext.open(services)
+
+
+def _freeze_heap_once() -> None:
+    """Move everything loaded so far (modules, styles, the screens) out of the collector's
+    sight: it lives as long as the app, and a full collection mid-stream then takes a few
+    ms, not ~35 ms. Once per process: a later app (tests, benchmarks) must not freeze an
+    earlier one's garbage for good."""
+    global _heap_frozen
+    if not _heap_frozen:
+        _heap_frozen = True
+        gc.freeze()
+
+
 class ByokApp(App[None]):
+    CSS_PATH = "screens/start.tcss"
     TITLE = "byok-tui"
     SUB_TITLE = "bring your own key"
     BINDINGS = textual_bindings(APP_KEYS)  # type: ignore[assignment]
 
     def __init__(
         self,
-        context: AppContext,
+        services: Services,
         *,
         overview: KeyOverview | None = None,
         crash_dir: Path | None = None,
     ) -> None:
         super().__init__()
-        self.context = context
+        self.services = services
+        self._opened: AppContext | None = None
         self._overview = overview
-        self._crash_dir = crash_dir or context.services.paths.crash_dir
+        self._crash_dir = crash_dir or services.paths.crash_dir
         self.crash_report: str | None = None
+        self.failure: str | None = None  # why the app could not open, printed after it ends
 
-    def on_mount(self) -> None:
-        self.push_screen(ChatScreen(self.context, self._overview))
+    @property
+    def context(self) -> AppContext:
+        """The database and clients, open once the first frame is drawn."""
+        if self._opened is None:
+            raise RuntimeError("the chat screen is not open yet")
+        return self._opened
 
-    def on_ready(self) -> None:
-        # Everything loaded so far (modules, styles, the screen) lives as long as the app: out
-        # of the collector's sight, a full collection mid-stream takes a few ms, not ~35 ms.
-        # Once per process: a later app (tests, benchmarks) must not freeze an earlier one's
-        # garbage for good.
-        global _heap_frozen
-        if not _heap_frozen:
-            _heap_frozen = True
-            gc.freeze()
+    def get_default_screen(self) -> Screen[None]:
+        return StartScreen(self._overview)
+
+    async def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
+        # Awaited in the app's own handler: keys pressed meanwhile wait in the app's queue and
+        # reach the composer once the chat screen is up.
+        try:
+            self._opened = await asyncio.to_thread(_open_context, self.services)
+        except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
+            self.failure = f"byok-tui: {error.one_line()}"
+            self.exit(return_code=1)
+            return
+        from byok_tui.screens.chat import ChatScreen
+
+        start = self.screen_stack[0]
+        typed = start.typed if isinstance(start, StartScreen) else ""
+        # Pushed over the start screen: Textual cannot switch away from the default screen.
+        await self.push_screen(ChatScreen(self._opened, self._overview, typed=typed))
+        _freeze_heap_once()
 
     async def on_unmount(self) -> None:
-        self.context.writer.shutdown()  # every key typed is saved before we go
-        await self.context.client.aclose()
+        if self._opened is not None:
+            self._opened.writer.shutdown()  # every key typed is saved before we go
+            await self._opened.client.aclose()
 
     def action_open_settings(self) -> None:
+        from byok_tui.screens.chat import ChatScreen
         from byok_tui.screens.settings import SettingsScreen
 
-        if isinstance(self.screen, SettingsScreen):
-            return
+        if isinstance(self.screen, SettingsScreen) or self._opened is None:
+            return  # already open, or still starting (a fraction of a second)
 
         def back(_result: None) -> None:
             if isinstance(self.screen, ChatScreen):
@@ -80,14 +124,15 @@ class ByokApp(App[None]):
         import os
         import time
 
-        from byok_tui.errors import ByokError
         from byok_tui.services import known_keys
         from byok_tui.storage.transfer import export_all
 
-        services = self.context.services
+        if self._opened is None:
+            return  # still starting (a fraction of a second): nothing to export from yet
+        services, store = self.services, self._opened.store
         folder = services.paths.data_dir / "exports"
         try:
-            data = export_all(self.context.store, known_keys(services))
+            data = export_all(store, known_keys(services))
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -99,6 +144,8 @@ class ByokApp(App[None]):
         self.call_from_thread(self.notify, f"Exported (no keys included) to {path}", timeout=10)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from byok_tui.screens.chat import ChatScreen
+
         yield from super().get_system_commands(screen)
         keys = (*APP_KEYS, *CHAT_KEYS) if isinstance(screen, ChatScreen) else APP_KEYS
         for key in keys:
@@ -126,14 +173,15 @@ def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
     # Read every key now (and register each with the redaction layer), so the first frame
     # already shows which providers are usable.
     overview = key_overview(providers(), services.store, services.environ)
-    return ByokApp(AppContext.open(services), overview=overview)
+    return ByokApp(services, overview=overview)
 
 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
-    """Run `app`; print its crash report, if any; return the process exit status."""
+    """Run `app`; print its crash report or failure, if any; return the process exit status."""
     app.run(headless=headless)
-    if app.crash_report is not None:
-        sys.stderr.write(app.crash_report + "\n")
+    for report in (app.crash_report, app.failure):
+        if report is not None:
+            sys.stderr.write(report + "\n")
     return app.return_code or 0
 
 

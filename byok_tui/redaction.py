@@ -23,19 +23,23 @@ MIN_SECRET_LENGTH = 6
 # Bounded re-scans: a replacement can, in theory, combine with its neighbours into a new match.
 _MAX_PASSES = 8
 
-_CONTEXT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # ?key=… / &key=… (the Gemini request URL), also percent- or JSON-escaped neighbours.
-    (re.compile(r"([?&](?:api_?)?key=)[^&#\s\"'<>]+", re.IGNORECASE), r"\1" + REDACTED),
-    (re.compile(r"(\bBearer\s+)[^\s\"',;]+", re.IGNORECASE), r"\1" + REDACTED),
-    (
-        re.compile(
-            r"((?:x-api-key|x-goog-api-key|api[-_]?key|authorization)[\"']?\s*[:=]\s*[\"']?)"
-            r"(?!Bearer\b)(?!\[REDACTED\])[^\s\"',;}]+",
-            re.IGNORECASE,
+
+@cache
+def _context_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    # Compiled on first use: start-up (the first frame) registers keys but redacts nothing.
+    return (
+        # ?key=… / &key=… (the Gemini request URL), also percent- or JSON-escaped neighbours.
+        (re.compile(r"([?&](?:api_?)?key=)[^&#\s\"'<>]+", re.IGNORECASE), r"\1" + REDACTED),
+        (re.compile(r"(\bBearer\s+)[^\s\"',;]+", re.IGNORECASE), r"\1" + REDACTED),
+        (
+            re.compile(
+                r"((?:x-api-key|x-goog-api-key|api[-_]?key|authorization)[\"']?\s*[:=]\s*[\"']?)"
+                r"(?!Bearer\b)(?!\[REDACTED\])[^\s\"',;}]+",
+                re.IGNORECASE,
+            ),
+            r"\1" + REDACTED,
         ),
-        r"\1" + REDACTED,
-    ),
-)
+    )
 
 
 @cache
@@ -54,7 +58,8 @@ class Redactor:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._secrets: set[str] = set()
-        self._literal: re.Pattern[str] | None = None
+        self._compiled: re.Pattern[str] | None = None
+        self._stale = False  # secrets added since the pattern was compiled
 
     def remember(self, secret: str | None) -> None:
         if not secret or len(secret) < MIN_SECRET_LENGTH:
@@ -64,13 +69,23 @@ class Redactor:
             if variants <= self._secrets:
                 return
             self._secrets |= variants
-            ordered = sorted(self._secrets, key=len, reverse=True)
-            self._literal = re.compile("|".join(re.escape(s) for s in ordered))
+            self._stale = True  # compiled once when next needed, not once per key
 
     def forget_all(self) -> None:
         with self._lock:
             self._secrets.clear()
-            self._literal = None
+            self._compiled = None
+            self._stale = False
+
+    @property
+    def _literal(self) -> re.Pattern[str] | None:
+        """Every remembered secret, longest first, as one pattern (None when there are none)."""
+        with self._lock:
+            if self._stale:
+                ordered = sorted(self._secrets, key=len, reverse=True)
+                self._compiled = re.compile("|".join(re.escape(s) for s in ordered))
+                self._stale = False
+            return self._compiled
 
     def redact_known(self, text: str) -> str:
         """Only the remembered keys, as literals: for user content (exports), where a
@@ -89,7 +104,7 @@ class Redactor:
         shape = _shape_pattern()
         if shape is not None:
             text = shape.sub(REDACTED, text)
-        for pattern, replacement in _CONTEXT_PATTERNS:
+        for pattern, replacement in _context_patterns():
             text = pattern.sub(replacement, text)
         return text
 

@@ -4,12 +4,20 @@ closed), workers finished before the picture. Each is paired with Pilot assertio
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 
+import byok_tui.app
+from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
+from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
+from byok_tui.providers.registry import providers
+from byok_tui.screens.start import StartScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from tests.app.conftest import make_app, settle
@@ -160,3 +168,23 @@ def test_no_snapshot_holds_a_key() -> None:
         for key in (*FAKE_KEYS.values(), PER_BOT_KEY):
             assert key not in text, svg.name
             assert key.replace(" ", "&#160;") not in text
+
+
+def test_start_screen(snap_compare: Any) -> None:
+    """The first frame, drawn before the chat screen loads: the header, every provider with
+    its key state where the chat screen's sidebar shows it, and an empty footer bar. Compare
+    with test_empty_chat: nothing may move when the chat screen replaces it."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    services = open_services()
+    overview = key_overview(providers(), services.store, services.environ)
+
+    class StartOnly(App[None]):
+        """The start screen alone: its Drawn message goes nowhere."""
+
+        CSS_PATH = Path(byok_tui.app.__file__).parent / ByokApp.CSS_PATH
+        TITLE, SUB_TITLE = ByokApp.TITLE, ByokApp.SUB_TITLE
+
+        def get_default_screen(self) -> Screen[None]:
+            return StartScreen(overview)
+
+    assert snap_compare(StartOnly(), terminal_size=(140, 40))

@@ -7,16 +7,19 @@ report without local variables.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from byok_tui import __version__
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.logs import LOG_ENV, configure_logging
 from byok_tui.paths import HOME_ENV, app_paths
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -57,6 +60,8 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # plain `byok-tui` starts the app without it
+
     from byok_tui.bindings import help_text
     from byok_tui.cli import chat, data, keys
 
@@ -88,12 +93,17 @@ def _run_app() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    log_file = args.log or (Path(os.environ[LOG_ENV]) if os.environ.get(LOG_ENV) else None)
-    configure_logging(log_file, stderr_warnings=args.command is not None)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments:
+        args = build_parser().parse_args(arguments)
+        command, log_file = args.command, args.log
+    else:  # plain `byok-tui`: start the app without loading every subcommand's modules
+        command, log_file = None, None
+    if log_file is None and os.environ.get(LOG_ENV):
+        log_file = Path(os.environ[LOG_ENV])
+    configure_logging(log_file, stderr_warnings=command is not None)
     try:
-        if args.command is None:
+        if command is None:
             return _run_app()
         code: int = args.run(args)
         return code

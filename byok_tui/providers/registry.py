@@ -10,7 +10,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Literal, TypeVar
 
 ProviderKind = Literal["remote", "local"]
@@ -136,7 +136,7 @@ def _parse(entry: dict[str, object]) -> Provider:
 @cache
 def providers() -> tuple[Provider, ...]:
     """All providers, in the registry's order (remote providers first, then local runtimes)."""
-    raw = resources.files(__package__).joinpath("providers.toml").read_text(encoding="utf-8")
+    raw = Path(__file__).with_name("providers.toml").read_text(encoding="utf-8")
     entries = tomllib.loads(raw)["provider"]
     return tuple(_parse(entry) for entry in entries)
 

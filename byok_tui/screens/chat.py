@@ -49,6 +49,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.chat_state import key_in_use, read_state
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
+from byok_tui.screens.start import NARROW, TINY
 from byok_tui.services import AppContext
 from byok_tui.storage.store import BotConfig, StorageError
 from byok_tui.widgets.composer import Composer
@@ -60,18 +61,19 @@ YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have
 YIELD_PAUSE = 0.002  # and how long that turn is: long enough for a chain of messages to run
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
-NARROW = 120  # below this width the config pane starts hidden
-TINY = 90  # below this width the sidebar starts hidden too
 
 
 class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = textual_bindings(CHAT_KEYS)  # type: ignore[assignment]
 
-    def __init__(self, context: AppContext, overview: KeyOverview | None = None) -> None:
+    def __init__(
+        self, context: AppContext, overview: KeyOverview | None = None, typed: str = ""
+    ) -> None:
         super().__init__()
         self.context = context
         self._first_overview = overview
+        self._typed_while_starting = typed
         self.state: ChatState | None = None
         self.local_running: bool | None = None
         self._reply: ReplyView | None = None
@@ -93,14 +95,19 @@ class ChatScreen(Screen[None]):
                 yield Transcript(id="transcript")
                 yield Static(id="activity")
                 yield Composer()
-            # The config pane (selects, text area, inputs) is mounted just after the first
-            # frame: the first frame should show the providers as fast as possible.
+            # The config pane (selects, text area, inputs) is mounted just after this screen's
+            # first frame, so that the transcript and composer show sooner.
         yield Footer()
 
     def on_mount(self) -> None:
         if self._first_overview is not None:  # keys were read before the first frame
             self.query_one(Sidebar).show_providers(self._first_overview, "", None)
-        self.query_one(Composer).focus()
+        composer = self.query_one(Composer)
+        if self._typed_while_starting:
+            composer.insert(self._typed_while_starting)
+        # At once, not after the messages already queued (composer.focus() would be): keys
+        # pressed while the app was starting are queued, and must reach the composer.
+        self.set_focus(composer)
         self.set_interval(0.5, self._tick_activity)
         self._load()
         self._check_local_runtime()

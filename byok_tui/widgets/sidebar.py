@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -11,7 +13,9 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from byok_tui.keys import KeySource
 from byok_tui.keys.overview import KeyOverview, KeyStatus
-from byok_tui.storage.store import Bot, Conversation
+
+if TYPE_CHECKING:  # the first frame draws the sidebar before the database module is loaded
+    from byok_tui.storage.store import Bot, Conversation
 
 
 def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
@@ -25,6 +29,15 @@ def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
     if status.source is KeySource.ENVIRONMENT:
         return "◐", f"from {status.origin}"
     return "○", "no key"
+
+
+def provider_label(status: KeyStatus, current: str, local_running: bool | None) -> Text:
+    """A provider's row in the sidebar: symbol, name and key state."""
+    symbol, words = key_state(status, local_running)
+    weight = "bold" if status.provider_id == current else ""
+    return Text.assemble(
+        (f"{symbol} ", weight), (status.display_name, weight), (f"  {words}", "dim")
+    )
 
 
 class Sidebar(VerticalScroll):
@@ -63,15 +76,12 @@ class Sidebar(VerticalScroll):
     def show_providers(
         self, overview: KeyOverview, current: str, local_running: bool | None
     ) -> None:
-        options = []
-        for status in overview.statuses:
-            symbol, words = key_state(status, local_running)
-            label = Text.assemble(
-                (f"{symbol} ", "bold" if status.provider_id == current else ""),
-                (status.display_name, "bold" if status.provider_id == current else ""),
-                (f"  {words}", "dim"),
+        options = [
+            Option(
+                provider_label(status, current, local_running), id=f"provider:{status.provider_id}"
             )
-            options.append(Option(label, id=f"provider:{status.provider_id}"))
+            for status in overview.statuses
+        ]
         self._replace("#providers", options, f"provider:{current}")
 
     def show_bots(self, bots: list[Bot], current: int) -> None:

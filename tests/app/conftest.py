@@ -24,8 +24,14 @@ def make_app(**env: str) -> ByokApp:
 
 
 async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the chat screen has replaced the start screen and loaded its state."""
+    await wait_for(pilot, lambda: any(_mounted_chat(s) for s in pilot.app.screen_stack))
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+
+
+def _mounted_chat(screen: object) -> bool:
+    return isinstance(screen, ChatScreen) and screen.is_mounted
 
 
 async def wait_for(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 10) -> None:

@@ -1,0 +1,98 @@
+"""Start-up: the providers and their key states are drawn first, before the chat screen's
+modules load; nothing typed meanwhile is lost; a database that cannot be opened ends the app
+with one line, not a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import pytest
+from textual.events import Key, Paste
+from textual.widgets import Static
+
+import byok_tui.app
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.providers.registry import providers
+from byok_tui.screens.start import StartScreen
+from byok_tui.services import AppContext, Services
+from byok_tui.widgets.composer import Composer
+from tests.app.conftest import chat, make_app, settle
+from tests.support.keys import ENV_KEY, FAKE_KEYS
+
+
+@pytest.fixture
+def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Keep the app on its start screen until the returned event is set."""
+    release = threading.Event()
+    open_context = byok_tui.app._open_context
+
+    def held(services: Services) -> AppContext:
+        release.wait(10)
+        return open_context(services)
+
+    monkeypatch.setattr(byok_tui.app, "_open_context", held)
+    yield release
+    release.set()
+
+
+async def test_the_first_frame_shows_every_provider_and_its_key_state(
+    held_at_start: threading.Event,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("anthropic"), FAKE_KEYS["anthropic"])
+    app = make_app(GROQ_API_KEY=ENV_KEY)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        rows = str(app.screen.query_one("#providers", Static).render()).splitlines()
+        assert [row[2:].split("  ")[0] for row in rows] == [p.display_name for p in providers()]
+        by_name = {row[2:].split("  ")[0]: row for row in rows}
+        assert by_name["Anthropic"] == "● Anthropic  key set"
+        assert by_name["Groq"] == "◐ Groq  from GROQ_API_KEY"
+        assert by_name["OpenAI"] == "○ OpenAI  no key"
+        assert FAKE_KEYS["anthropic"] not in "".join(rows) and ENV_KEY not in "".join(rows)
+
+        held_at_start.set()
+        await settle(pilot)
+        assert chat(app).is_current
+
+
+async def test_what_is_typed_while_starting_reaches_the_composer(
+    held_at_start: threading.Event,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        start = app.screen
+        assert isinstance(start, StartScreen)
+        # Keys the app handed to the start screen before it began loading the chat screen…
+        for event in (Key("h", "h"), Key("i", "i"), Key("space", " "), Paste("there ")):
+            start.post_message(event)
+        while start.typed != "hi there ":  # (Pilot's pause would wait for the busy app)
+            await asyncio.sleep(0.01)
+        # …and keys still queued at the app while it loads the chat screen.
+        for character in "you":
+            app.post_message(Key(character, character))
+        held_at_start.set()
+        await settle(pilot)
+        await pilot.press("!")
+        composer = chat(app).query_one(Composer)
+        assert composer.text == "hi there you!"
+        assert app.focused is composer
+
+
+async def test_a_database_that_cannot_be_opened_ends_the_app_with_one_line() -> None:
+    database = app_paths().data_dir / "byok-tui.sqlite3"
+    database.parent.mkdir(parents=True, exist_ok=True)
+    database.write_bytes(b"this is not a database at all" * 10)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause(0.5)
+    assert app.return_code == 1
+    assert app.failure is not None
+    assert app.failure.startswith("byok-tui: ") and "\n" not in app.failure
+    assert str(database) in app.failure
+    assert app.crash_report is None
+    assert database.read_bytes() == b"this is not a database at all" * 10
