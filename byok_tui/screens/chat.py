@@ -109,7 +109,7 @@ class ChatScreen(Screen[None]):
         # pressed while the app was starting are queued, and must reach the composer.
         self.set_focus(composer)
         self.set_interval(0.5, self._tick_activity)
-        self._load()
+        self._load(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
         self.call_after_refresh(self._mount_config_pane)
 
@@ -132,11 +132,15 @@ class ChatScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="load")
     def _load(
-        self, bot_id: int | None = None, conversation_id: int | None = None, transcript: bool = True
+        self,
+        bot_id: int | None = None,
+        conversation_id: int | None = None,
+        transcript: bool = True,
+        overview: KeyOverview | None = None,
     ) -> None:
         self.context.writer.wait_idle()
         try:
-            state = read_state(self.context, bot_id, conversation_id)
+            state = read_state(self.context, bot_id, conversation_id, overview)
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return

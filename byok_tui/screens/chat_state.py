@@ -6,7 +6,7 @@ No Textual here beyond the plain data it returns.
 from __future__ import annotations
 
 from byok_tui.keys import KeyStoreError, NoApiKeyError, entry_name, resolve_key
-from byok_tui.keys.overview import key_overview
+from byok_tui.keys.overview import KeyOverview, key_overview
 from byok_tui.providers.model_cache import ModelCache
 from byok_tui.providers.registry import get_provider, providers
 from byok_tui.screens.chat_messages import ChatState
@@ -46,8 +46,12 @@ def key_in_use(context: AppContext, bot: Bot) -> str:
 
 
 def read_state(
-    context: AppContext, bot_id: int | None = None, conversation_id: int | None = None
+    context: AppContext,
+    bot_id: int | None = None,
+    conversation_id: int | None = None,
+    overview: KeyOverview | None = None,
 ) -> ChatState:
+    """Everything the chat screen shows; `overview` when the keys were just read."""
     store, services = context.store, context.services
     bot = store.bot(bot_id) if bot_id is not None else default_bot(services, store)
     conversations = store.conversations(bot.id)
@@ -61,7 +65,7 @@ def read_state(
         except KeyStoreError:
             global_key = ""  # the overview below carries the error to the screen
     return ChatState(
-        overview=key_overview(providers(), services.store, services.environ),
+        overview=overview or key_overview(providers(), services.store, services.environ),
         bots=store.bots(),
         bot=bot,
         conversations=conversations,
