@@ -58,8 +58,7 @@ class Redactor:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._secrets: set[str] = set()
-        self._compiled: re.Pattern[str] | None = None
-        self._stale = False  # secrets added since the pattern was compiled
+        self._compiled: re.Pattern[str] | None = None  # None: compile when next needed
 
     def remember(self, secret: str | None) -> None:
         if not secret or len(secret) < MIN_SECRET_LENGTH:
@@ -69,22 +68,20 @@ class Redactor:
             if variants <= self._secrets:
                 return
             self._secrets |= variants
-            self._stale = True  # compiled once when next needed, not once per key
+            self._compiled = None  # compiled once when next needed, not once per key
 
     def forget_all(self) -> None:
         with self._lock:
             self._secrets.clear()
             self._compiled = None
-            self._stale = False
 
     @property
     def _literal(self) -> re.Pattern[str] | None:
         """Every remembered secret, longest first, as one pattern (None when there are none)."""
         with self._lock:
-            if self._stale:
+            if self._compiled is None and self._secrets:
                 ordered = sorted(self._secrets, key=len, reverse=True)
                 self._compiled = re.compile("|".join(re.escape(s) for s in ordered))
-                self._stale = False
             return self._compiled
 
     def redact_known(self, text: str) -> str:
