@@ -89,6 +89,9 @@ def a_conversation(title: str, pairs: list[tuple[str, str]]) -> None:
 
 async def settled(pilot: Pilot[None]) -> None:
     await settle(pilot)
+    # A blinking cursor would be drawn or not depending on how long the test took.
+    for field in pilot.app.screen.query("TextArea, Input"):
+        field.cursor_blink = False  # type: ignore[attr-defined]
     await pilot.pause(0.3)
 
 
