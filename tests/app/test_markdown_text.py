@@ -10,11 +10,15 @@ from rich.console import Console
 from textual.app import App, ComposeResult
 
 from byok_tui.widgets.markdown_text import (
+    BURST_CHARS,
+    BURST_QUIET,
     SETTLE_CHARS,
     MarkdownLines,
     MarkdownText,
+    estimated_height,
+    finished_blocks,
     render_markdown,
-    split_finished,
+    segments_of,
 )
 
 BLOCKS = [
@@ -35,11 +39,32 @@ markdown_texts = st.lists(st.sampled_from(BLOCKS), max_size=12).map("".join) | s
 )
 
 
+def split_finished(text: str) -> tuple[str, str]:
+    blocks, live = finished_blocks(text)
+    return "".join(blocks), live
+
+
 @given(markdown_texts)
 def test_a_split_loses_nothing_and_falls_at_a_line_start(text: str) -> None:
     finished, live = split_finished(text)
     assert finished + live == text
     assert not finished or finished.endswith("\n")
+
+
+@given(markdown_texts)
+def test_blocks_and_segments_lose_nothing(text: str) -> None:
+    blocks, live = finished_blocks(text)
+    assert "".join(blocks) + live == text
+    segments, leftover = segments_of(blocks)
+    assert "".join(segments) + leftover == "".join(blocks)
+    assert all(len(segment) >= SETTLE_CHARS for segment in segments)
+    assert len(leftover) < SETTLE_CHARS + max(map(len, blocks), default=0)
+
+
+def test_a_rule_is_never_the_last_block_of_a_segment() -> None:
+    blocks, live = finished_blocks("One.\n\n---\n\n---\n\nTwo.\n\nThree")
+    assert blocks == ["One.\n\n", "---\n\n---\n\nTwo.\n\n"]
+    assert live == "Three"
 
 
 def test_the_unfinished_last_block_is_never_frozen() -> None:
@@ -88,3 +113,60 @@ async def test_streamed_in_pieces_it_draws_what_the_whole_reply_draws(first: int
         assert len(widget.query_one(".live", MarkdownLines).text) < SETTLE_CHARS + 200
         assert widget.text == text
         assert drawn(widget) == rendered_at_once(text, widget.size.width)
+
+
+def whole_paragraphs(count: int) -> str:
+    return "".join(f"Paragraph {n} says something **bold** and `code`.\n\n" for n in range(count))
+
+
+async def test_a_burst_renders_only_what_can_be_seen_and_the_rest_soon_after() -> None:
+    text = whole_paragraphs(400)  # some 20,000 characters, far more than a screenful
+    app = OneText()
+    async with app.run_test(size=(70, 20)) as pilot:
+        widget = app.query_one(MarkdownText)
+        for start in range(0, len(text), 2 * BURST_CHARS):  # as a reader catching up gets it
+            widget.append(text[start : start + 2 * BURST_CHARS])
+        await pilot.pause()
+        frozen = list(widget.query(".frozen").results(MarkdownLines))
+        deferred = [part for part in frozen if part.deferred]
+        assert deferred, "segments scrolled past unseen were not rendered"
+        assert not frozen[-1].deferred, "the newest text is rendered at once"
+        assert all(part._width == -1 for part in deferred)  # never rendered, only estimated
+        # Once the text stops pouring in, everything is rendered, a few segments at a time.
+        await pilot.pause(BURST_QUIET + 0.5)
+        assert not any(part.deferred for part in widget.query(MarkdownLines))
+        assert drawn(widget) == rendered_at_once(text, widget.size.width)
+
+
+def deferred(part: MarkdownLines) -> bool:
+    return part.deferred
+
+
+async def test_a_deferred_segment_is_rendered_as_soon_as_it_is_drawn() -> None:
+    class Scrolling(App[None]):
+        def compose(self) -> ComposeResult:
+            from textual.containers import VerticalScroll
+
+            with VerticalScroll():
+                yield MarkdownText()
+
+    text = whole_paragraphs(300)
+    app = Scrolling()
+    async with app.run_test(size=(70, 20)) as pilot:
+        widget = app.query_one(MarkdownText)
+        widget.append(text)
+        await pilot.pause()
+        frozen = list(widget.query(".frozen").results(MarkdownLines))
+        middle = frozen[len(frozen) // 2]
+        assert deferred(middle), "off screen (the view is at the top), so not rendered yet"
+        middle.scroll_visible(animate=False, top=True)
+        await pilot.pause()
+        assert not deferred(middle), "a segment on screen is drawn from real lines"
+        await pilot.pause()
+        assert middle.size.height == len(middle._lines), "and laid out at its real height"
+
+
+def test_the_height_estimate_wraps_each_source_line() -> None:
+    assert estimated_height("", 40) == 0
+    assert estimated_height("short\n\nline", 40) == 3
+    assert estimated_height("x" * 81, 40) == 3
