@@ -12,16 +12,19 @@ from time import monotonic
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.storage.store import Message as StoredMessage
-from byok_tui.widgets.markdown_text import MarkdownText
+from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 
 FRAME_SECONDS = 1 / 20
+FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
+BURST_FRAME_SECONDS = 1 / 7  # while catching up with a burst: fewer, larger batches
 
 
 def reply_meta(provider: str | None, model: str | None, key_source: str | None) -> str:
@@ -92,6 +95,7 @@ class ReplyView(Vertical, can_focus=True):
         self._pending_reasoning: list[str] = []
         self._flush_timer: Timer | None = None
         self._last_flush = 0.0
+        self._last_flush_chars = 0
 
     def compose(self) -> ComposeResult:
         if self.reasoning:
@@ -127,7 +131,8 @@ class ReplyView(Vertical, can_focus=True):
         # The first text after a quiet spell goes out at once; the rest at most once a frame.
         if self._flush_timer is not None:
             return
-        wait = self._last_flush + FRAME_SECONDS - monotonic()
+        frame = BURST_FRAME_SECONDS if self._last_flush_chars >= BURST_CHARS else FRAME_SECONDS
+        wait = self._last_flush + frame - monotonic()
         if wait > 0:
             self._flush_timer = self.set_timer(wait, self._flush)
         else:
@@ -136,7 +141,10 @@ class ReplyView(Vertical, can_focus=True):
 
     def _flush(self) -> None:
         self._flush_timer = None
+        if not (self._pending_text or self._pending_reasoning):
+            return
         self._last_flush = monotonic()
+        self._last_flush_chars = sum(map(len, self._pending_text + self._pending_reasoning))
         if not self.children:  # not composed yet: compose shows all the text so far
             self._pending_text, self._pending_reasoning = [], []
             return
@@ -150,15 +158,11 @@ class ReplyView(Vertical, can_focus=True):
         if self._pending_text:
             text, self._pending_text = "".join(self._pending_text), []
             self.query_one(".body", MarkdownText).append(text)
-        self.post_message(self.Grew())
 
     def finish(self) -> None:
         if self._flush_timer is not None:
             self._flush_timer.stop()
         self._flush()
-
-    class Grew(Message):
-        """New text reached the screen (the transcript may follow it)."""
 
 
 class Transcript(VerticalScroll):
@@ -175,6 +179,7 @@ class Transcript(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._hidden: list[StoredMessage] = []  # earlier messages not mounted yet, oldest first
+        self._following = True  # the reader is at the bottom: new text stays in view
 
     def show_messages(self, messages: list[StoredMessage]) -> None:
         self.remove_children()
@@ -244,12 +249,24 @@ class Transcript(VerticalScroll):
         self.mount(ErrorBlock(title, remedy, provider_said))
         self.scroll_end(animate=False)
 
-    def on_reply_view_grew(self, event: ReplyView.Grew) -> None:
-        event.stop()
-        # Follow a streaming reply only while the reader is at the bottom: never yank them
-        # back down from something they scrolled up to read.
-        if self.scroll_offset.y >= self.max_scroll_y - 2:
-            self.scroll_end(animate=False)
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        # Scrolled by the reader (or to the end by us): follow only from the bottom.
+        self._following = new >= self.max_scroll_y - FOLLOW_SLACK
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        arrangement = super().arrange(size, optimal)
+        if self._following:
+            # Keep the bottom in view in the very frame the content grows; a scroll_end
+            # after the layout would draw a frame at the old position first. (Textual's own
+            # `anchor` leaves short content hanging at the bottom and does not take up
+            # following again while text streams in: textual#6652, #6677.)
+            bottom = max(0, arrangement.total_region.bottom - size.height)
+            if bottom != self.scroll_y:
+                self.set_reactive(Transcript.scroll_y, bottom)
+                self.set_reactive(Transcript.scroll_target_y, bottom)
+                self.vertical_scrollbar.position = bottom
+        return arrangement
 
     def text_to_copy(self) -> str | None:
         """The focused message's text, else the last reply's."""

@@ -1,0 +1,116 @@
+"""The transcript follows a streaming reply while the reader is at the bottom, in the very frame
+the text arrives, and never moves a reader who scrolled up to read something else."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownLines
+from byok_tui.widgets.transcript import ReplyView, Transcript
+
+PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"
+
+
+class OneTranscript(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+
+
+class PaintLog(list[tuple[float, float]]):
+    """(scroll_y, max_scroll_y) of the transcript at every frame drawn."""
+
+    def __init__(self, app: App[None]) -> None:
+        super().__init__()
+        screen = app.screen
+        paint = screen._compositor_refresh
+        transcript = app.query_one(Transcript)
+
+        def logged() -> None:
+            paint()
+            self.append((transcript.scroll_y, transcript.max_scroll_y))
+
+        screen._compositor_refresh = logged  # type: ignore[method-assign]
+
+
+async def stream(reply: ReplyView, pilot: Pilot[None], pieces: int) -> None:
+    for _ in range(pieces):
+        reply.append_text(PARAGRAPH * 3)
+        await pilot.pause(0.06)
+
+
+async def test_a_streaming_reply_is_followed_in_the_frame_it_grows() -> None:
+    app = OneTranscript()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.add_user("Tell me a long story")
+        reply = transcript.start_reply("openai · gpt")
+        await pilot.pause()
+        frames = PaintLog(app)
+        await stream(reply, pilot, 12)
+        assert transcript.max_scroll_y > 0, "the reply outgrew the screen"
+        assert frames and all(y == bottom for y, bottom in frames if bottom > 0), (
+            "a frame was drawn above the newest text"
+        )
+        assert transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_a_reader_who_scrolled_up_stays_put_then_follows_again_from_the_bottom() -> None:
+    app = OneTranscript()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        reply = transcript.start_reply("openai · gpt")
+        await stream(reply, pilot, 6)
+        transcript.scroll_relative(y=-10, animate=False)
+        await pilot.pause()
+        reading = transcript.scroll_y
+        assert reading < transcript.max_scroll_y
+        await stream(reply, pilot, 4)
+        assert transcript.scroll_y == reading, "the reader was moved while reading"
+        assert transcript.max_scroll_y > reading + 10
+
+        transcript.scroll_end(animate=False)
+        await pilot.pause()
+        await stream(reply, pilot, 4)
+        assert transcript.scroll_y == transcript.max_scroll_y, "back at the bottom: follows"
+
+
+async def test_a_short_conversation_starts_at_the_top() -> None:
+    app = OneTranscript()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.add_user("Hi")
+        reply = transcript.start_reply("openai · gpt")
+        reply.append_text("Hello!")
+        reply.finish()
+        await pilot.pause()
+        assert transcript.scroll_y == 0
+        assert transcript.query_one(ReplyView).region.y < 8, "not pushed to the bottom"
+
+
+async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read() -> None:
+    # Markup makes each source line longer than it is drawn: estimates for the segments a
+    # burst skipped are off, and they change height when they are rendered.
+    paragraph = "**ab** " * 12 + "\n\n"
+    app = OneTranscript()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        reply = transcript.start_reply("openai · gpt")
+        await pilot.pause()
+        for _ in range(3):
+            reply.append_text(paragraph * (BURST_CHARS // len(paragraph) + 1))
+            reply.finish()
+        await pilot.pause()
+        deferred = [part for part in reply.query(MarkdownLines) if part.deferred]
+        assert deferred, "the burst left segments to render later"
+        transcript.scroll_relative(y=-4, animate=False)
+        await pilot.pause()
+        shown = [
+            part
+            for part in reply.query(MarkdownLines)
+            if not part.deferred and part.region.y >= transcript.region.y
+        ]
+        reading, where = shown[0], shown[0].region.y
+        await pilot.pause(BURST_QUIET + 0.5)  # the skipped segments are rendered now
+        assert not any(part.deferred for part in reply.query(MarkdownLines))
+        assert reading.region.y == where, "what the reader was reading moved"
