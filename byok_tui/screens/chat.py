@@ -8,6 +8,7 @@ message typed while a reply is streaming goes back into the composer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import time
 
@@ -58,7 +59,8 @@ from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
 
 YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
-YIELD_PAUSE = 0.002  # and how long that turn is: long enough for a chain of messages to run
+YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle
+FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first words to be drawn
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 
@@ -358,6 +360,7 @@ class ChatScreen(Screen[None]):
             self.post_message(ConversationStarted(conversation))
         stopped = False
         slice_started = time.perf_counter()
+        first_words = True
         unopened: list[str] = []  # the reply's meta line, until the reply is shown
 
         def open_reply() -> None:  # once the request is on the wire
@@ -372,7 +375,8 @@ class ChatScreen(Screen[None]):
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
                     # A fast server delivers thousands of events in a few reads; parsing them
                     # all at once would freeze the keyboard, so give the loop a turn.
-                    await asyncio.sleep(YIELD_PAUSE)
+                    for _turn in range(YIELD_TURNS):
+                        await asyncio.sleep(0)
                     slice_started = time.perf_counter()
                 if isinstance(event, ReplyStarted):
                     source = event.key.source.value
@@ -380,6 +384,11 @@ class ChatScreen(Screen[None]):
                 else:
                     open_reply()  # no-op unless the request was never reported as sent
                     self._forward(event)
+                    if first_words and isinstance(event, TextDelta | ReasoningDelta):
+                        # The first words go on screen before anything else is parsed.
+                        first_words = False
+                        await self._drawn(within=FIRST_WORDS_WAIT)
+                        slice_started = time.perf_counter()
         except StorageError as error:
             self.post_message(ReplyFailed(error, unsent=text))
         except ByokError as error:
@@ -389,6 +398,13 @@ class ChatScreen(Screen[None]):
             raise
         finally:
             self.post_message(ReplyEnded(stopped))
+
+    async def _drawn(self, *, within: float) -> None:
+        """Wait until the screen has drawn what it was given so far (or `within` seconds)."""
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(drawn.wait(), within)
 
     def _forward(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta | ReasoningDelta):
