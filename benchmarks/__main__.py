@@ -90,30 +90,35 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
     from textual.screen import Screen
 
     from byok_tui.screens.chat import ChatScreen
-    from byok_tui.widgets.transcript import ReplyView
+    from byok_tui.widgets.composer import Composer
+    from byok_tui.widgets.transcript import ReplyView, Transcript
 
     tokens = 200 if quick else 5000
+    rounds = 1 if quick else 5  # medians: one stream on 2 shared cores is too noisy to judge
     env = make_home(work / "stream", 1, 2)
     with bench_server() as server:
         server.reply_with(tokens)
         env["BYOK_TUI_OPENAI_BASE_URL"] = f"{server.base_url}/v1"
         # Baseline: plain httpx reading the same stream from the same server.
-        started = time.perf_counter()
-        async with (
-            httpx.AsyncClient() as client,
-            client.stream("POST", f"{server.base_url}/v1/chat/completions", json={}) as response,
-        ):
-            async for _line in response.aiter_lines():
-                pass
-        baseline = time.perf_counter() - started
+        baselines: list[float] = []
+        async with httpx.AsyncClient() as client:
+            for _ in range(rounds):
+                started = time.perf_counter()
+                async with client.stream(
+                    "POST", f"{server.base_url}/v1/chat/completions", json={}
+                ) as response:
+                    async for _line in response.aiter_lines():
+                        pass
+                baselines.append(time.perf_counter() - started)
 
-        # Text counts as on screen when the first frame drawn after it was handed to the
-        # transcript is done.
+        # Text counts as on screen when a frame drawn after it was handed to the transcript
+        # shows the transcript scrolled to its end, where the newest text is.
         handed: list[float] = []
         original_flush = ReplyView._flush
 
         def timed_flush(self: ReplyView) -> None:
-            handed.append(time.perf_counter())
+            if self._pending_text or self._pending_reasoning:  # text is handed over
+                handed.append(time.perf_counter())
             original_flush(self)
 
         painted: list[float] = []
@@ -121,7 +126,9 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
 
         def timed_paint(self: Screen[object]) -> None:
             original_paint(self)
-            painted.append(time.perf_counter())
+            transcript = self.query(Transcript)
+            if transcript and transcript.first().scroll_y >= transcript.first().max_scroll_y:
+                painted.append(time.perf_counter())
 
         ended: list[float] = []
         original_end = ChatScreen.on_reply_ended
@@ -136,43 +143,60 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
         ReplyView._flush = timed_flush  # type: ignore[method-assign]
         Screen._compositor_refresh = timed_paint  # type: ignore[method-assign]
         ChatScreen.on_reply_ended = timed_end  # type: ignore[method-assign]
-        monitor = StallMonitor()
+        firsts: list[float] = []
+        lasts: list[float] = []
+        stalls: list[float] = []
+        totals: list[float] = []
         try:
             with environment(env):
                 app = await _app_session(env)
                 async with app.run_test(size=(120, 40)) as pilot:
                     screen = await _chat_screen(app)
                     await app.workers.wait_for_complete()
-                    await pilot.pause()
-                    monitor.start()
-                    from byok_tui.widgets.composer import Composer
-
-                    composer = screen.query_one(Composer)
-                    sent = time.perf_counter()
-                    # What Enter does; Pilot's press would wait for the screen to go idle,
-                    # which it does not while a long reply streams.
-                    composer.post_message(Composer.Submitted("Stream me a long reply"))
-                    while not ended or painted_after(handed[-1]) is None:
-                        await asyncio.sleep(0.005)
-                    monitor.stop()
+                    for _ in range(rounds):
+                        screen.action_new_conversation()  # each stream starts on an empty one
+                        await pilot.pause()
+                        handed.clear()
+                        painted.clear()
+                        ended.clear()
+                        monitor = StallMonitor()
+                        monitor.start()
+                        sent = time.perf_counter()
+                        # What Enter does; Pilot's press would wait for the screen to go
+                        # idle, which it does not while a long reply streams.
+                        screen.query_one(Composer).post_message(
+                            Composer.Submitted("Stream me a long reply")
+                        )
+                        while not ended or painted_after(handed[-1]) is None:
+                            await asyncio.sleep(0.005)
+                        monitor.stop()
+                        first_paint, last_paint = (
+                            painted_after(handed[0]),
+                            painted_after(handed[-1]),
+                        )
+                        assert first_paint is not None and last_paint is not None
+                        firsts.append(first_paint - server.first_byte[-1])
+                        lasts.append(last_paint - server.last_byte[-1])
+                        totals.append(last_paint - sent)
+                        stalls.append(monitor.longest)
+                        await app.workers.wait_for_complete()
         finally:
             ReplyView._flush = original_flush  # type: ignore[method-assign]
             Screen._compositor_refresh = original_paint  # type: ignore[method-assign]
             ChatScreen.on_reply_ended = original_end  # type: ignore[method-assign]
-    first_paint, last_paint = painted_after(handed[0]), painted_after(handed[-1])
-    assert first_paint is not None and last_paint is not None
-    total = last_paint - sent
-    first = first_paint - server.first_byte[-1]
-    last = last_paint - server.last_byte[-1]
-    met = first <= 0.05 and last <= 0.2 and monitor.longest < 0.05
+    first, last = statistics.median(firsts), statistics.median(lasts)
+    stall, total = statistics.median(stalls), statistics.median(totals)
+    baseline = statistics.median(baselines)
+    spread = f" (median of {rounds}; worst last {_ms(max(lasts))}, stall {_ms(max(stalls))})"
     return Result(
         2,
         f"{tokens}-token reply streamed and rendered as Markdown",
-        f"first {_ms(first)}, last {_ms(last)}, stall {_ms(monitor.longest)}, total {_ms(total)}",
+        f"first {_ms(first)}, last {_ms(last)}, stall {_ms(stall)}, total {_ms(total)}"
+        + (spread if rounds > 1 else ""),
         f"httpx alone {_ms(baseline)}",
         total / baseline,
         "first <= 50 ms, last <= 200 ms, stall < 50 ms",
-        met,
+        first <= 0.05 and last <= 0.2 and stall < 0.05,
     )
 
 
