@@ -503,17 +503,21 @@ class ChatScreen(Screen[None]):
             return
         if self._retry_at > now:
             seconds = int(self._retry_at - now) + 1
-            activity.update(Text(f"⏳ Rate limited: retrying in {seconds} s (Esc cancels)"))
+            activity.update(
+                Text(f"⏳ Rate limited: retrying in {seconds} s (Esc cancels)"), layout=False
+            )
             activity.set_class(True, "busy")
             return
         if self._wait_until > now:
             seconds = int(self._wait_until - now) + 1
-            activity.update(Text(f"⏳ Waiting {seconds} s for the rate limit… (Esc stops)"))
+            activity.update(
+                Text(f"⏳ Waiting {seconds} s for the rate limit… (Esc stops)"), layout=False
+            )
         elif self._busy:
             dots = "." * (1 + int((now - self._activity_started) * 2) % 3)
-            activity.update(Text(f"● Reply on its way{dots:<3} (Esc stops)"))
+            activity.update(Text(f"● Reply on its way{dots:<3} (Esc stops)"), layout=False)
         else:
-            activity.update("")
+            activity.update("", layout=False)
         activity.set_class(bool(self._busy), "busy")
 
     # Actions -------------------------------------------------------------------------------
