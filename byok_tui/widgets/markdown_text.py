@@ -2,27 +2,29 @@
 
 Textual's own Markdown widget mounts a widget per block (and per list item, per table cell), and
 mounting is the slow part: a long reply streamed into it stalled the event loop for hundreds of
-milliseconds. Here a reply is a few `MarkdownLines` widgets rendering Rich's Markdown: blocks the
-parser has finished with are frozen into a segment that is rendered once per width (a Static
-would render it twice on every layout: once to measure, once to draw), and only the block still
-being written is re-rendered as text arrives.
+milliseconds. Here a reply is one widget drawing Rich's Markdown from segments: blocks the
+parser has finished with are frozen into segments that are rendered once per width (a Static
+would render twice on every layout: once to measure, once to draw), and only the block still
+being written is re-rendered as text arrives. Nothing is mounted while a reply streams: each
+mount cost a layout of its own once it completed.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from time import monotonic, perf_counter
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
+
+from byok_tui.widgets.layout import virtual_size_set_by_layout
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -106,79 +108,173 @@ def render_markdown(text: str, *, continued: bool = False) -> RichMarkdown:
     return RichMarkdown(source, code_theme="monokai", hyperlinks=False)
 
 
-class MarkdownLines(Widget):
-    """Markdown rendered to lines once per width, and drawn from those lines.
+class Part:
+    """A stretch of whole Markdown blocks and its lines, rendered once per width.
 
-    A `deferred` segment is not rendered yet: its height is estimated until it is drawn or
-    `settle` is called, so text that scrolls past unseen costs nothing while a reply streams.
-    When the estimate was wrong, a reader scrolled up past it is kept where they were.
+    A `deferred` part is not rendered yet: its height is an estimate until it is drawn or
+    settled, so text that scrolls past unseen costs nothing while a reply streams.
     """
 
-    DEFAULT_CSS = "MarkdownLines { height: auto; }"
+    def __init__(self, text: str, *, continued: bool, deferred: bool = False) -> None:
+        self.text = text
+        self.continued = continued  # follows another part of the same Markdown
+        self.deferred = deferred
+        self.lines: list[Strip] = []
+        self.width = -1  # the width `lines` were rendered at
+        self.styled: list[Strip | None] = []  # `lines` with the drawing's base style, when drawn
 
-    def __init__(
-        self,
-        text: str,
-        *,
-        continued: bool = False,
-        deferred: bool = False,
-        classes: str | None = None,
-    ) -> None:
+    def set_text(self, text: str, *, continued: bool) -> None:
+        self.text, self.continued, self.width = text, continued, -1
+
+
+class MarkdownText(Widget):
+    """Rendered Markdown; `append` adds text, re-rendering only the unfinished tail.
+
+    When a deferred part turns out taller or shorter than estimated, a reader scrolled up past
+    it is kept where they were.
+    """
+
+    DEFAULT_CSS = "MarkdownText { height: auto; }"
+    virtual_size = virtual_size_set_by_layout()
+
+    def __init__(self, text: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.text = text
-        self.continued = continued  # follows another segment of the same Markdown
-        self.deferred = deferred
-        self._lines: list[Strip] = []
-        self._width = -1  # the width _lines were rendered at
-        self._styled: list[Strip | None] = []  # _lines with _styled_base applied, when drawn
-        self._styled_base: Style | None = None
+        self.frozen: list[Part] = []
+        self.live = Part(text, continued=False)  # the text after the frozen parts
+        self._offsets: list[int] = [0]  # the first line of each part, then the total
+        self._offsets_width = -1  # the width _offsets were worked out at
+        self._offsets_stale = True  # a part changed: work them out again at the next layout
+        self._offsets_frozen = 0  # how many frozen parts there were when they were worked out
         self._base = Style()  # the base style of the drawing in progress
+        self._styled_base: Style | None = None
+        self._burst_until = 0.0  # deferred parts wait while text pours in until then
+        self._settle_timer: Timer | None = None
 
-    def update(self, text: str, *, continued: bool) -> None:
-        self.text, self.continued = text, continued
-        self._width = -1
+    @property
+    def parts(self) -> list[Part]:
+        return [*self.frozen, self.live]
+
+    def append(self, text: str) -> None:
+        self.text += text
+        blocks, rest = finished_blocks(self.live.text + text)
+        texts, leftover = segments_of(blocks)
+        if texts:
+            bursting = len(text) >= BURST_CHARS
+            if bursting:
+                self._burst_until = monotonic() + BURST_QUIET
+            self.frozen += self._frozen(texts, after=leftover + rest, defer=bursting)
+            if any(part.deferred for part in self.frozen):
+                self._settle_later()
+            live = leftover + rest
+        else:
+            live = self.live.text + text
+        self.live.set_text(live, continued=bool(self.frozen))
+        self._offsets_stale = True
         self.refresh(layout=True)
 
-    def _lines_at(self, width: int) -> list[Strip]:
-        if width != self._width:
-            console = self.app.console
-            options = self.app.console_options.update(highlight=False, width=width, height=None)
-            markdown = render_markdown(self.text, continued=self.continued)
-            lines = list(
-                Segment.split_and_crop_lines(
-                    console.render(markdown, options), width, include_new_lines=False
-                )
+    def _frozen(self, texts: list[str], *, after: str, defer: bool) -> list[Part]:
+        """A part per text. While catching up (`defer`), a part with a screenful of text after
+        it is not rendered: it would scroll past before anyone saw it."""
+        width = self.size.width or self.app.size.width
+        below = estimated_height(after, width)  # lines after the part in hand
+        continued = bool(self.frozen)
+        parts: list[Part] = []
+        for index in reversed(range(len(texts))):
+            deferred = defer and below > self.screen.size.height
+            parts.append(Part(texts[index], continued=continued or index > 0, deferred=deferred))
+            below += estimated_height(texts[index], width)
+        parts.reverse()
+        return parts
+
+    def _lines(self, part: Part, width: int) -> list[Strip]:
+        if width != part.width:
+            part.lines = self._render_part(part, width)
+            part.width = width
+            part.styled = [None] * len(part.lines)
+        return part.lines
+
+    def _render_part(self, part: Part, width: int) -> list[Strip]:
+        if width <= 0 or not part.text.strip():
+            return []
+        console = self.app.console
+        options = self.app.console_options.update(highlight=False, width=width, height=None)
+        markdown = render_markdown(part.text, continued=part.continued)
+        lines = list(
+            Segment.split_and_crop_lines(
+                console.render(markdown, options), width, include_new_lines=False
             )
-            if self.continued:
-                del lines[:1]  # the continuation paragraph
-            self._lines = [Strip(line, width) for line in lines] if width > 0 else []
-            self._width = width
-            self._styled = [None] * len(self._lines)
-        return self._lines
+        )
+        if part.continued:
+            del lines[:1]  # the continuation paragraph
+        return [Strip(line, width) for line in lines]
+
+    def _height(self, part: Part, width: int) -> int:
+        if part.deferred and width != part.width:
+            return estimated_height(part.text, width)
+        return len(self._lines(part, width))
+
+    def line_offsets(self, width: int) -> list[int]:
+        """The first line of each part at `width`, then the number of lines, as last laid
+        out (drawing between two layouts keeps to it)."""
+        if width != self._offsets_width:
+            self._offsets = [0, *accumulate(self._height(part, width) for part in self.parts)]
+            self._offsets_width, self._offsets_stale = width, False
+            self._offsets_frozen = len(self.frozen)
+        return self._offsets
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self.deferred:
-            return estimated_height(self.text, width)
-        return len(self._lines_at(width))
+        if self._offsets_stale:
+            self._offsets_width = -1
+        return self.line_offsets(width)[-1]
 
-    def settle(self) -> None:
-        """Render a deferred segment now, and have it laid out again if it was misjudged."""
-        if not self.deferred:
-            return
-        self.deferred = False
-        # Where the layout put it: `size` is only kept up to date for widgets on screen.
-        laid_out = self.region
-        if not laid_out.width:
-            self.refresh(layout=True)  # not laid out yet: the layout renders it
-            return
-        change = len(self._lines_at(laid_out.width)) - laid_out.height
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The base style (theme colours, a focused reply's background) is applied on drawing,
+        # so the rendered lines stay right when it changes. It is worked out once per drawing,
+        # not per line: `rich_style` walks every ancestor.
+        self._base = self.rich_style
+        if self._base != self._styled_base:
+            self._styled_base = self._base
+            for part in self.parts:
+                part.styled = [None] * len(part.lines)
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        offsets = self.line_offsets(width)
+        parts = self.parts
+        index = bisect_right(offsets, y) - 1
+        if index >= len(parts):
+            return Strip.blank(width, self._base)
+        part = parts[index]
+        if part.deferred:
+            self._settle(part)  # on screen after all
+        row = y - offsets[index]
+        lines = self._lines(part, width)
+        if row >= len(lines):  # laid out at an estimate that was too tall
+            return Strip.blank(width, self._base)
+        styled = part.styled[row]
+        if styled is None:
+            styled = part.styled[row] = lines[row].apply_style(self._base)
+        return styled
+
+    def _settle(self, part: Part) -> None:
+        """Render a deferred part now, and lay out again if it was misjudged."""
+        part.deferred = False
+        index, width = self.frozen.index(part), self._offsets_width
+        if width < 0 or index >= self._offsets_frozen:
+            return  # not laid out since it was added: the next layout renders it
+        top, laid_out = self._offsets[index], self._offsets[index + 1] - self._offsets[index]
+        change = len(self._lines(part, width)) - laid_out
         if change:
-            self._keep_the_reader_in_place(change)
+            self._keep_the_reader_in_place(self.region.y + top + laid_out, change)
+            self._offsets_stale = True
             self.refresh(layout=True)
 
-    def _keep_the_reader_in_place(self, change: int) -> None:
-        """A segment above what the reader is looking at grew or shrank: scroll by as much, in
-        the same layout, so that what they are reading does not move."""
+    def _keep_the_reader_in_place(self, bottom: int, change: int) -> None:
+        """Text ending at screen row `bottom` grew or shrank by `change` lines: if that is above
+        what the reader is looking at, scroll by as much, in the same layout, so that what
+        they are reading does not move."""
         view = next(
             (
                 node
@@ -187,7 +283,7 @@ class MarkdownLines(Widget):
             ),
             None,
         )
-        if view is None or self.region.bottom > view.content_region.y:
+        if view is None or bottom > view.content_region.y:
             return  # on screen or below it: nothing the reader sees is above it
         if view.scroll_y >= view.max_scroll_y:
             return  # at the bottom, where the newest text keeps them
@@ -197,100 +293,20 @@ class MarkdownLines(Widget):
         view.set_reactive(Widget.scroll_target_y, target)
         view.vertical_scrollbar.position = target
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The base style (theme colours, a focused reply's background) is applied on drawing,
-        # so the cached lines stay right when it changes. It is worked out once per drawing,
-        # not per line: `rich_style` walks every ancestor.
-        self._base = self.rich_style
-        return super().render_lines(crop)
-
-    def render_line(self, y: int) -> Strip:
-        self.settle()  # a deferred segment is on screen after all
-        lines = self._lines_at(self.size.width)
-        base = self._base
-        if y >= len(lines):
-            return Strip.blank(self.size.width, base)
-        if base != self._styled_base:
-            self._styled_base, self._styled = base, [None] * len(lines)
-        styled = self._styled[y]
-        if styled is None:
-            styled = self._styled[y] = lines[y].apply_style(base)
-        return styled
-
-
-class MarkdownText(Vertical):
-    """Rendered Markdown; `append` adds text, re-rendering only the unfinished tail."""
-
-    DEFAULT_CSS = """
-    MarkdownText { height: auto; }
-    MarkdownText > .empty { display: none; }
-    """
-
-    def __init__(self, text: str = "", *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
-        self.text = text
-        self._live = text  # the part after the frozen segments
-        self._burst_until = 0.0  # deferred segments wait while text pours in until then
-        self._settle_timer: Timer | None = None
-
-    def compose(self) -> ComposeResult:
-        live = MarkdownLines(self._live, classes="live")
-        live.set_class(not self._live.strip(), "empty")
-        yield live
-
-    def append(self, text: str) -> None:
-        self.text += text
-        self._live += text
-        if not self.children:
-            return  # not composed yet: compose renders the text
-        live = self.query_one(".live", MarkdownLines)
-        blocks, rest = finished_blocks(self._live)
-        segments, leftover = segments_of(blocks)
-        if segments:
-            bursting = len(text) >= BURST_CHARS
-            if bursting:
-                self._burst_until = monotonic() + BURST_QUIET
-            self._live = leftover + rest
-            frozen = self._frozen(segments, live.continued, defer=bursting)
-            self.mount_all(frozen, before=live)
-            if any(part.deferred for part in frozen):
-                self._settle_later()
-        live.set_class(not self._live.strip(), "empty")
-        live.update(self._live, continued=len(self.children) > 1)
-
-    def _frozen(self, segments: list[str], continued: bool, *, defer: bool) -> list[MarkdownLines]:
-        """A widget per segment. While catching up (`defer`), a segment with a screenful of
-        text after it is not rendered: it would scroll past before anyone saw it."""
-        width = self.size.width or self.app.size.width
-        below = estimated_height(self._live, width)  # lines after the segment in hand
-        frozen: list[MarkdownLines] = []
-        for index in reversed(range(len(segments))):
-            frozen.append(
-                MarkdownLines(
-                    segments[index],
-                    continued=continued or index > 0,
-                    deferred=defer and below > self.screen.size.height,
-                    classes="frozen",
-                )
-            )
-            below += estimated_height(segments[index], width)
-        frozen.reverse()
-        return frozen
-
     def _settle_later(self) -> None:
         if self._settle_timer is None:
             self._settle_timer = self.set_timer(SETTLE_PAUSE, self._settle_some)
 
     def _settle_some(self) -> None:
-        """Render deferred segments, newest first, a few milliseconds at a time."""
+        """Render deferred parts, newest first, a few milliseconds at a time."""
         self._settle_timer = None
         if monotonic() < self._burst_until:
             self._settle_later()
             return
         started = perf_counter()
-        for part in reversed(self.query(MarkdownLines)):
+        for part in reversed(self.frozen):
             if part.deferred:
                 if perf_counter() - started > SETTLE_BUDGET:
                     self._settle_later()
                     return
-                part.settle()
+                self._settle(part)

@@ -20,6 +20,7 @@ from textual.widgets import Button, Collapsible, Static
 
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.storage.store import Message as StoredMessage
+from byok_tui.widgets.layout import virtual_size_set_by_layout
 from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 
 FRAME_SECONDS = 1 / 20
@@ -78,6 +79,8 @@ class ErrorBlock(Static):
 
 class ReplyView(Vertical, can_focus=True):
     """One assistant reply; streams Markdown as it arrives."""
+
+    virtual_size = virtual_size_set_by_layout()
 
     DEFAULT_CSS = """
     ReplyView { height: auto; margin: 1 8 0 0; }
@@ -175,6 +178,7 @@ class Transcript(VerticalScroll):
     Transcript > #earlier { width: 100%; margin: 1 0 0 0; }
     """
     WINDOW = 60  # messages mounted at a time
+    virtual_size = virtual_size_set_by_layout()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -9,7 +9,7 @@ from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
-from byok_tui.widgets.markdown_text import MarkdownLines, MarkdownText
+from byok_tui.widgets.markdown_text import MarkdownText
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
 from tests.app.conftest import chat, make_app, replies, send, settle, type_into, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
@@ -73,7 +73,7 @@ async def test_replies_render_as_markdown_with_code_blocks() -> None:
             await pilot.pause(0.2)
             lines = [
                 strip
-                for part in app.screen.query_one(ReplyView).query(MarkdownLines)
+                for part in app.screen.query_one(ReplyView).query(MarkdownText)
                 for strip in (part.render_line(y) for y in range(part.size.height))
             ]
             text = "\n".join(strip.text for strip in lines)

@@ -1,5 +1,5 @@
 """A streamed reply looks exactly like the same reply rendered at once, while only its last
-block is re-rendered as text arrives."""
+block is re-rendered as text arrives, and text that scrolls past unseen is rendered later."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 
 from byok_tui.widgets.markdown_text import (
     BURST_CHARS,
     BURST_QUIET,
     SETTLE_CHARS,
-    MarkdownLines,
     MarkdownText,
+    Part,
     estimated_height,
     finished_blocks,
     render_markdown,
@@ -83,12 +84,7 @@ class OneText(App[None]):
 
 
 def drawn(widget: MarkdownText) -> list[str]:
-    lines: list[str] = []
-    for part in widget.query(MarkdownLines):
-        if not part.display:
-            continue
-        lines += [part.render_line(y).text.rstrip() for y in range(part.size.height)]
-    return lines
+    return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
 
 
 def rendered_at_once(text: str, width: int) -> list[str]:
@@ -108,9 +104,8 @@ async def test_streamed_in_pieces_it_draws_what_the_whole_reply_draws(first: int
         for start in range(0, len(text), 37):
             widget.append(text[start : start + 37])
         await pilot.pause()
-        frozen = widget.query(".frozen")
-        assert len(frozen) >= 2, "finished blocks were frozen into segments"
-        assert len(widget.query_one(".live", MarkdownLines).text) < SETTLE_CHARS + 200
+        assert len(widget.frozen) >= 2, "finished blocks were frozen into parts"
+        assert len(widget.live.text) < SETTLE_CHARS + 200
         assert widget.text == text
         assert drawn(widget) == rendered_at_once(text, widget.size.width)
 
@@ -127,26 +122,23 @@ async def test_a_burst_renders_only_what_can_be_seen_and_the_rest_soon_after() -
         for start in range(0, len(text), 2 * BURST_CHARS):  # as a reader catching up gets it
             widget.append(text[start : start + 2 * BURST_CHARS])
         await pilot.pause()
-        frozen = list(widget.query(".frozen").results(MarkdownLines))
-        deferred = [part for part in frozen if part.deferred]
-        assert deferred, "segments scrolled past unseen were not rendered"
-        assert not frozen[-1].deferred, "the newest text is rendered at once"
-        assert all(part._width == -1 for part in deferred)  # never rendered, only estimated
-        # Once the text stops pouring in, everything is rendered, a few segments at a time.
+        deferred = [part for part in widget.frozen if part.deferred]
+        assert deferred, "parts scrolled past unseen were not rendered"
+        assert not widget.frozen[-1].deferred, "the newest text is rendered at once"
+        assert all(part.width == -1 for part in deferred)  # never rendered, only estimated
+        # Once the text stops pouring in, everything is rendered, a few parts at a time.
         await pilot.pause(BURST_QUIET + 0.5)
-        assert not any(part.deferred for part in widget.query(MarkdownLines))
+        assert not any(part.deferred for part in widget.parts)
         assert drawn(widget) == rendered_at_once(text, widget.size.width)
 
 
-def deferred(part: MarkdownLines) -> bool:
+def deferred(part: Part) -> bool:
     return part.deferred
 
 
-async def test_a_deferred_segment_is_rendered_as_soon_as_it_is_drawn() -> None:
+async def test_a_deferred_part_is_rendered_as_soon_as_it_is_drawn() -> None:
     class Scrolling(App[None]):
         def compose(self) -> ComposeResult:
-            from textual.containers import VerticalScroll
-
             with VerticalScroll():
                 yield MarkdownText()
 
@@ -156,14 +148,16 @@ async def test_a_deferred_segment_is_rendered_as_soon_as_it_is_drawn() -> None:
         widget = app.query_one(MarkdownText)
         widget.append(text)
         await pilot.pause()
-        frozen = list(widget.query(".frozen").results(MarkdownLines))
-        middle = frozen[len(frozen) // 2]
+        index = len(widget.frozen) // 2
+        middle = widget.frozen[index]
         assert deferred(middle), "off screen (the view is at the top), so not rendered yet"
-        middle.scroll_visible(animate=False, top=True)
+        view = app.query_one(VerticalScroll)
+        view.scroll_to(y=widget.line_offsets(widget.size.width)[index], animate=False)
         await pilot.pause()
-        assert not deferred(middle), "a segment on screen is drawn from real lines"
+        assert not deferred(middle), "a part on screen is drawn from real lines"
         await pilot.pause()
-        assert middle.size.height == len(middle._lines), "and laid out at its real height"
+        offsets = widget.line_offsets(widget.size.width)
+        assert offsets[index + 1] - offsets[index] == len(middle.lines), "laid out at its height"
 
 
 def test_the_height_estimate_wraps_each_source_line() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownLines
+from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
 from byok_tui.widgets.transcript import ReplyView, Transcript
 
 PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"
@@ -89,8 +89,8 @@ async def test_a_short_conversation_starts_at_the_top() -> None:
 
 
 async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read() -> None:
-    # Markup makes each source line longer than it is drawn: estimates for the segments a
-    # burst skipped are off, and they change height when they are rendered.
+    # Markup makes each source line longer than it is drawn: estimates for the parts a burst
+    # skipped are off, and they change height when they are rendered.
     paragraph = "**ab** " * 12 + "\n\n"
     app = OneTranscript()
     async with app.run_test(size=(60, 16)) as pilot:
@@ -101,16 +101,38 @@ async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read(
             reply.append_text(paragraph * (BURST_CHARS // len(paragraph) + 1))
             reply.finish()
         await pilot.pause()
-        deferred = [part for part in reply.query(MarkdownLines) if part.deferred]
-        assert deferred, "the burst left segments to render later"
+        body = reply.query_one(MarkdownText)
+        assert any(part.deferred for part in body.frozen), "the burst left parts to render later"
         transcript.scroll_relative(y=-4, animate=False)
         await pilot.pause()
-        shown = [
-            part
-            for part in reply.query(MarkdownLines)
-            if not part.deferred and part.region.y >= transcript.region.y
-        ]
-        reading, where = shown[0], shown[0].region.y
-        await pilot.pause(BURST_QUIET + 0.5)  # the skipped segments are rendered now
-        assert not any(part.deferred for part in reply.query(MarkdownLines))
+        # The reader is a few lines above the end of the reply: its last lines, and the meta
+        # line under it, must stay where they are on screen.
+        reading = reply.query_one(".meta")
+        where = reading.region.y
+        await pilot.pause(BURST_QUIET + 0.5)  # the skipped parts are rendered now
+        assert not any(part.deferred for part in body.frozen)
         assert reading.region.y == where, "what the reader was reading moved"
+
+
+async def test_each_growth_of_a_reply_is_laid_out_once() -> None:
+    # Textual lays a widget out again when the layout changed its virtual size; for the
+    # transcript's widgets that second layout found nothing new and cost a frame's work.
+    app = OneTranscript()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        reply = transcript.start_reply("openai · gpt")
+        await stream(reply, pilot, 6)  # past a screenful: the scrollbar has appeared
+        layouts = 0
+        screen = app.screen
+        lay_out = screen._refresh_layout
+
+        def counted(*args: object, **kwargs: object) -> None:
+            nonlocal layouts
+            layouts += 1
+            lay_out(*args, **kwargs)  # type: ignore[arg-type]
+
+        screen._refresh_layout = counted  # type: ignore[method-assign]
+        for grown in range(1, 6):
+            reply.append_text(PARAGRAPH)
+            await pilot.pause(0.1)
+            assert layouts == grown, "a frame was laid out twice"
