@@ -88,6 +88,7 @@ class ChatScreen(Screen[None]):
         self._retry_at = 0.0  # when a rate-limited message is sent again by itself
         self._retried_after_limit = False
         self._incoming = ReplyText()
+        self._first_words_drawn: asyncio.Event | None = None  # set once they are on screen
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -387,7 +388,9 @@ class ChatScreen(Screen[None]):
                     if first_words and isinstance(event, TextDelta | ReasoningDelta):
                         # The first words go on screen before anything else is parsed.
                         first_words = False
-                        await self._drawn(within=FIRST_WORDS_WAIT)
+                        drawn = self._first_words_drawn = asyncio.Event()
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(drawn.wait(), FIRST_WORDS_WAIT)
                         slice_started = time.perf_counter()
         except StorageError as error:
             self.post_message(ReplyFailed(error, unsent=text))
@@ -398,13 +401,6 @@ class ChatScreen(Screen[None]):
             raise
         finally:
             self.post_message(ReplyEnded(stopped))
-
-    async def _drawn(self, *, within: float) -> None:
-        """Wait until the screen has drawn what it was given so far (or `within` seconds)."""
-        drawn = asyncio.Event()
-        self.call_after_refresh(drawn.set)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(drawn.wait(), within)
 
     def _forward(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta | ReasoningDelta):
@@ -428,6 +424,22 @@ class ChatScreen(Screen[None]):
             self._reply.append_reasoning(reasoning)
         if text:
             self._reply.append_text(text)
+        if self._first_words_drawn is not None:
+            self._when_drawn(self._reply, self._first_words_drawn)
+            self._first_words_drawn = None
+
+    def _when_drawn(self, reply: ReplyView, drawn: asyncio.Event) -> None:
+        """Set `drawn` once the next layout has drawn what `reply` was just given."""
+        signal = self.screen_layout_refresh_signal
+        if not reply.is_running:  # not started yet: nothing to wait for
+            drawn.set()
+            return
+
+        def laid_out(_screen: Screen[None]) -> None:
+            signal.unsubscribe(reply)
+            drawn.set()
+
+        signal.subscribe(reply, laid_out, immediate=True)
 
     def on_conversation_started(self, message: ConversationStarted) -> None:
         if self.state is not None:

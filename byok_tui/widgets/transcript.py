@@ -37,6 +37,9 @@ def reply_meta(provider: str | None, model: str | None, key_source: str | None) 
 
 
 class UserMessage(Static, can_focus=True):
+    """What the user sent."""
+
+    virtual_size = virtual_size_set_by_layout()
     DEFAULT_CSS = """
     UserMessage {
         margin: 1 0 0 8;
@@ -54,6 +57,8 @@ class UserMessage(Static, can_focus=True):
 
 class ErrorBlock(Static):
     """An error in the conversation: what happened, what to do, what the provider said."""
+
+    virtual_size = virtual_size_set_by_layout()
 
     DEFAULT_CSS = """
     ErrorBlock {
@@ -75,6 +80,12 @@ class ErrorBlock(Static):
             text.append("\nProvider said: ", style="italic")
             text.append(provider_said)
         super().__init__(text, markup=False)
+
+
+class ReplyMeta(Static):
+    """The line under a reply: who answered, with which key source."""
+
+    virtual_size = virtual_size_set_by_layout()
 
 
 class ReplyView(Vertical, can_focus=True):
@@ -104,7 +115,7 @@ class ReplyView(Vertical, can_focus=True):
         if self.reasoning:
             yield self._reasoning_view()
         yield MarkdownText(self.content, classes="body")
-        yield Static(Text(self._meta), classes="meta", markup=False)
+        yield ReplyMeta(Text(self._meta), classes="meta", markup=False)
 
     def _reasoning_view(self) -> Collapsible:
         # Made only for replies that have reasoning: a Collapsible is the costliest part of a
