@@ -120,7 +120,8 @@ async def sse_events(
             if event is not None:
                 pending = 0
                 yield event.event, event.data
-        if pending + sum(len(part) for part in lines.buffer) > MAX_EVENT_BYTES:
+        partial_line = sum(map(len, lines.buffer)) if lines.buffer else 0
+        if pending + partial_line > MAX_EVENT_BYTES:
             raise too_large(provider, "one event of the stream is too large to be a reply")
     for line in lines.flush():
         event = events.decode(line)

@@ -54,9 +54,8 @@ def chat_call(
     )
 
 
-def _content_events(content: Any) -> list[StreamEvent]:
-    if isinstance(content, str):
-        return [TextDelta(content)] if content else []
+def _typed_chunk_events(content: Any) -> list[StreamEvent]:
+    """Content that is not a plain string."""
     events: list[StreamEvent] = []
     if isinstance(content, list):  # Mistral: typed chunks, thinking among them
         for part in content:
@@ -97,7 +96,8 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
             if groq.get("error"):
                 raise stream_error(provider, {"error": {"message": str(groq["error"])}})
             usage = _usage(groq.get("usage")) or usage
-        usage = _usage(chunk.get("usage")) or usage
+        if chunk.get("usage"):
+            usage = _usage(chunk["usage"]) or usage
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
@@ -106,8 +106,13 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
                 reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                 if isinstance(reasoning, str) and reasoning:
                     yield ReasoningDelta(reasoning)
-                for event in _content_events(delta.get("content")):
-                    yield event
+                content = delta.get("content")
+                if isinstance(content, str):  # the common case, one per token: no list
+                    if content:
+                        yield TextDelta(content)
+                else:
+                    for event in _typed_chunk_events(content):
+                        yield event
             reason = choice.get("finish_reason")
             if reason == "error":
                 raise stream_error(provider, chunk)
