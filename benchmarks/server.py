@@ -30,10 +30,11 @@ def reply_pieces(tokens: int) -> list[str]:
     words = ["the ", "model ", "streams ", "`code` ", "**bold** ", "text ", "and ", "more, "]
     pieces: list[str] = []
     for n in range(1, tokens + 1):
+        # A list or a code block starts a block of its own, as a model's does.
         if n % CODE_EVERY == 0:
-            pieces += ["```python\n", "def add(a, b):\n", "    return a + b\n", "```\n\n"]
+            pieces += ["\n\n```python\n", "def add(a, b):\n", "    return a + b\n", "```\n\n"]
         elif n % LIST_EVERY == 0:
-            pieces += ["- first point\n", "- second point with `code`\n", "- third\n\n"]
+            pieces += ["\n\n- first point\n", "- second point with `code`\n", "- third\n\n"]
         elif n % PARAGRAPH_TOKENS == 0:
             pieces.append("end.\n\n")
         else:

@@ -181,7 +181,7 @@ class MarkdownText(Widget):
         continued = bool(self.frozen)
         parts: list[Part] = []
         for index in reversed(range(len(texts))):
-            deferred = defer and below > self.screen.size.height
+            deferred = defer and below > self.app.size.height
             parts.append(Part(texts[index], continued=continued or index > 0, deferred=deferred))
             below += estimated_height(texts[index], width)
         parts.reverse()
