@@ -36,6 +36,7 @@ from byok_tui.services import AppContext
 from byok_tui.storage.store import BotConfig
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import Transcript
 
@@ -79,6 +80,11 @@ class ChatScreen(ChatSending):
         self._load(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
         self.call_after_refresh(self._mount_config_pane)
+        self.call_after_refresh(self._warm_up)
+
+    def _warm_up(self) -> None:
+        # In a thread, once this screen is drawn: it would compete with drawing it.
+        self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     async def _mount_config_pane(self) -> None:
         pane = ConfigPane(id="config")

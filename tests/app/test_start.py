@@ -96,3 +96,37 @@ async def test_a_database_that_cannot_be_opened_ends_the_app_with_one_line() -> 
     assert str(database) in app.failure
     assert app.crash_report is None
     assert database.read_bytes() == b"this is not a database at all" * 10
+
+
+WARMED_UP = """
+import asyncio, sys
+from tests.app.conftest import make_app, settle
+
+async def main() -> None:
+    assert "rich.markdown" not in sys.modules, "loaded before the first frame"
+    app = make_app()
+    needed = ("rich.markdown", "markdown_it", "pygments.lexers.python", "pygments.styles.monokai")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(100):  # soon after: it runs in a thread once the chat screen is drawn
+            await pilot.app.workers.wait_for_complete()
+            if all(name in sys.modules for name in needed):
+                break
+            await pilot.pause(0.05)
+    print(" ".join(name for name in needed if name not in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def test_what_the_first_reply_needs_is_loaded_in_the_background_once_the_chat_is_up() -> None:
+    # Loaded cold in the middle of the first reply, Markdown and the code highlighter held
+    # the event loop for ~45 ms. A fresh process, so that no other test has loaded them.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WARMED_UP], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "", f"not loaded: {done.stdout.strip()}"
