@@ -18,7 +18,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmarks.server import bench_server
-from benchmarks.support import PYTHON, StallMonitor, environment, launch_until, make_home, rss_mb
+from benchmarks.support import (
+    PYTHON,
+    StallMonitor,
+    environment,
+    launch_until,
+    make_home,
+    rss_mb,
+    workers_done,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -152,7 +160,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
                 app = await _app_session(env)
                 async with app.run_test(size=(120, 40)) as pilot:
                     screen = await _chat_screen(app)
-                    await app.workers.wait_for_complete()
+                    await workers_done(app)
                     for _ in range(rounds):
                         screen.action_new_conversation()  # each stream starts on an empty one
                         await pilot.pause()
@@ -179,7 +187,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
                         lasts.append(last_paint - server.last_byte[-1])
                         totals.append(last_paint - sent)
                         stalls.append(monitor.longest)
-                        await app.workers.wait_for_complete()
+                        await workers_done(app)
         finally:
             ReplyView._flush = original_flush  # type: ignore[method-assign]
             Screen._compositor_refresh = original_paint  # type: ignore[method-assign]
@@ -251,7 +259,7 @@ async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
             app = await _app_session(env)
             async with app.run_test(size=(120, 40)) as pilot:
                 screen = await _chat_screen(app)
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
                 composer = screen.query_one("#composer")
 

@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from byok_tui.keys import entry_name
 from byok_tui.providers.registry import key_providers
@@ -174,3 +175,14 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 
 
 PYTHON = sys.executable
+
+
+async def workers_done(app: Any) -> None:
+    """Wait until no worker of `app` is running. A worker cancelled on the way counts as done:
+    an exclusive worker is cancelled when a newer one of its group starts."""
+    from textual.worker import WorkerCancelled
+
+    while running := [worker for worker in app.workers if worker.is_running]:
+        for worker in running:
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()

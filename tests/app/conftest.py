@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable
 
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
+from textual.worker import WorkerCancelled
 
 from byok_tui.app import ByokApp, build_app
 from byok_tui.screens.chat import ChatScreen
@@ -26,8 +29,17 @@ def make_app(**env: str) -> ByokApp:
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the chat screen has replaced the start screen and loaded its state."""
     await wait_for(pilot, lambda: any(_mounted_chat(s) for s in pilot.app.screen_stack))
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
+
+
+async def workers_done(app: App[None]) -> None:
+    """Wait until no worker is running. A cancelled worker counts as done: an exclusive worker
+    is cancelled when a newer one of its group starts (waiting on it would raise)."""
+    while running := [worker for worker in app.workers if worker.is_running]:
+        for worker in running:
+            with contextlib.suppress(WorkerCancelled):
+                await worker.wait()
 
 
 def _mounted_chat(screen: object) -> bool:

@@ -100,7 +100,7 @@ async def test_a_database_that_cannot_be_opened_ends_the_app_with_one_line() -> 
 
 WARMED_UP = """
 import asyncio, sys
-from tests.app.conftest import make_app, settle
+from tests.app.conftest import make_app, settle, workers_done
 
 async def main() -> None:
     assert "rich.markdown" not in sys.modules, "loaded before the first frame"
@@ -109,7 +109,7 @@ async def main() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for _ in range(100):  # soon after: it runs in a thread once the chat screen is drawn
-            await pilot.app.workers.wait_for_complete()
+            await workers_done(pilot.app)
             if all(name in sys.modules for name in needed):
                 break
             await pilot.pause(0.05)
