@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from byok_tui.keys.overview import KeyOverview
-from byok_tui.widgets.sidebar import provider_label
+from byok_tui.widgets.provider_rows import provider_label
 
 NARROW = 120  # below this width the config pane starts hidden
 TINY = 90  # below this width the sidebar starts hidden too

@@ -11,33 +11,11 @@ from textual.message import Message
 from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from byok_tui.keys import KeySource
-from byok_tui.keys.overview import KeyOverview, KeyStatus
+from byok_tui.keys.overview import KeyOverview
+from byok_tui.widgets.provider_rows import provider_label
 
 if TYPE_CHECKING:  # the first frame draws the sidebar before the database module is loaded
     from byok_tui.storage.store import Bot, Conversation
-
-
-def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
-    """(symbol, words) for a provider's key state in the sidebar."""
-    if status.source is KeySource.LOCAL_RUNTIME:
-        if local_running is None:
-            return "?", "local runtime"
-        return ("●", "running") if local_running else ("○", "not running")
-    if status.source is KeySource.GLOBAL:
-        return "●", "key set"
-    if status.source is KeySource.ENVIRONMENT:
-        return "◐", f"from {status.origin}"
-    return "○", "no key"
-
-
-def provider_label(status: KeyStatus, current: str, local_running: bool | None) -> Text:
-    """A provider's row in the sidebar: symbol, name and key state."""
-    symbol, words = key_state(status, local_running)
-    weight = "bold" if status.provider_id == current else ""
-    return Text.assemble(
-        (f"{symbol} ", weight), (status.display_name, weight), (f"  {words}", "dim")
-    )
 
 
 class Sidebar(VerticalScroll):

@@ -1,0 +1,34 @@
+"""A provider's row in the sidebar: symbol, name and key state.
+
+Apart from the sidebar, so that the first frame (screens/start.py) can draw the same rows
+without loading the sidebar's widgets.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from byok_tui.keys import KeySource
+from byok_tui.keys.overview import KeyStatus
+
+
+def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
+    """(symbol, words) for a provider's key state in the sidebar."""
+    if status.source is KeySource.LOCAL_RUNTIME:
+        if local_running is None:
+            return "?", "local runtime"
+        return ("●", "running") if local_running else ("○", "not running")
+    if status.source is KeySource.GLOBAL:
+        return "●", "key set"
+    if status.source is KeySource.ENVIRONMENT:
+        return "◐", f"from {status.origin}"
+    return "○", "no key"
+
+
+def provider_label(status: KeyStatus, current: str, local_running: bool | None) -> Text:
+    """A provider's row in the sidebar: symbol, name and key state."""
+    symbol, words = key_state(status, local_running)
+    weight = "bold" if status.provider_id == current else ""
+    return Text.assemble(
+        (f"{symbol} ", weight), (status.display_name, weight), (f"  {words}", "dim")
+    )
