@@ -2,8 +2,8 @@
 
 Textual's own Markdown widget mounts a widget per block (and per list item, per table cell), and
 mounting is the slow part: a long reply streamed into it stalled the event loop for hundreds of
-milliseconds. Here a reply is one widget drawing Rich's Markdown from segments: blocks the
-parser has finished with are frozen into segments that are rendered once per width (a Static
+milliseconds. Here a reply is one widget drawing Rich's Markdown in parts: blocks the parser
+has finished with are frozen into parts that are rendered once per width (a Static
 would render twice on every layout: once to measure, once to draw), and only the block still
 being written is re-rendered as text arrives. Nothing is mounted while a reply streams: each
 mount cost a layout of its own once it completed.
@@ -31,12 +31,12 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown as RichMarkdown
 
-SETTLE_CHARS = 800  # finished blocks are frozen in segments of at least this much text
+SETTLE_CHARS = 800  # finished blocks are frozen in parts of at least this much text
 # An append this large cannot come from a model streaming live (it would be some 40,000
 # characters a second at 20 frames a second): the reader is catching up with text that was
 # already waiting, so the screen works on the newest text first.
 BURST_CHARS = 2000
-BURST_QUIET = 0.25  # seconds without a burst before deferred segments are rendered
+BURST_QUIET = 0.25  # seconds without a burst before deferred parts are rendered
 SETTLE_BUDGET = 0.008  # seconds of deferred rendering per turn of the event loop
 SETTLE_PAUSE = 0.02  # between those turns, so keys and new text go first
 
@@ -58,7 +58,7 @@ def finished_blocks(text: str) -> tuple[list[str], str]:
     starts: list[tuple[int, str]] = []  # (first line, token type) of each top-level block
     for token in _parser().parse(text):
         if token.level == 0 and token.map is not None and token.nesting in (0, 1):
-            # Rich puts no blank line after a rule, and a continued segment starts with one:
+            # Rich puts no blank line after a rule, and a continued part starts with one:
             # keep a rule with the block after it.
             if starts and starts[-1][1] == "hr":
                 starts[-1] = (starts[-1][0], token.type)
@@ -72,30 +72,30 @@ def finished_blocks(text: str) -> tuple[list[str], str]:
     return blocks, text[sum(map(len, blocks)) :]
 
 
-def segments_of(blocks: list[str]) -> tuple[list[str], str]:
-    """Group whole blocks into segments of at least SETTLE_CHARS; what is left over, too
-    short for a segment of its own, is returned to stay live."""
-    segments: list[str] = []
+def group_blocks(blocks: list[str]) -> tuple[list[str], str]:
+    """Group whole blocks into texts of at least SETTLE_CHARS, one per part; what is left
+    over, too short for a part of its own, is returned to stay live."""
+    texts: list[str] = []
     gathered = ""
     for block in blocks:
         gathered += block
         if len(gathered) >= SETTLE_CHARS:
-            segments.append(gathered)
+            texts.append(gathered)
             gathered = ""
-    return segments, gathered
+    return texts, gathered
 
 
 def estimated_height(text: str, width: int) -> int:
     """About how many lines Rich draws `text` in: each source line wrapped at `width`.
-    Good enough to place a segment nobody is looking at; it is drawn for real before anyone
+    Good enough to place a part nobody is looking at; it is drawn for real before anyone
     does."""
     if width <= 0:
         return 0
     return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
 
 
-# A one-line paragraph rendered before a continued segment, then dropped: Rich then lays the
-# segment out exactly as in the middle of the whole reply (the blank line between blocks,
+# A one-line paragraph rendered before a continued part, then dropped: Rich then lays the
+# part out exactly as in the middle of the whole reply (the blank line between blocks,
 # no start-of-document quirks), so a streamed reply draws what the whole reply would.
 CONTINUATION = "\u200b\n\n"
 
@@ -170,7 +170,7 @@ class MarkdownText(Widget):
     def append(self, text: str) -> None:
         self.text += text
         blocks, rest = finished_blocks(self.live.text + text)
-        texts, leftover = segments_of(blocks)
+        texts, leftover = group_blocks(blocks)
         if texts:
             bursting = len(text) >= BURST_CHARS
             if bursting:
@@ -222,7 +222,7 @@ class MarkdownText(Widget):
         return [Strip(line, width) for line in lines]
 
     def _height(self, part: Part, width: int) -> int:
-        if part.deferred and width != part.width:
+        if part.deferred:
             return estimated_height(part.text, width)
         return len(self._lines(part, width))
 
@@ -230,15 +230,18 @@ class MarkdownText(Widget):
         """The first line of each part at `width`, then the number of lines, as last laid
         out (drawing between two layouts keeps to it)."""
         if width != self._offsets_width:
-            self._offsets = [0, *accumulate(self._height(part, width) for part in self.parts)]
-            self._offsets_width, self._offsets_stale = width, False
-            self._offsets_frozen = len(self.frozen)
+            self._lay_out(width)
         return self._offsets
 
+    def _lay_out(self, width: int) -> None:
+        self._offsets = [0, *accumulate(self._height(part, width) for part in self.parts)]
+        self._offsets_width, self._offsets_stale = width, False
+        self._offsets_frozen = len(self.frozen)
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self._offsets_stale:
-            self._offsets_width = -1
-        return self.line_offsets(width)[-1]
+        if self._offsets_stale or width != self._offsets_width:
+            self._lay_out(width)
+        return self._offsets[-1]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The base style (theme colours, a focused reply's background) is applied on drawing,

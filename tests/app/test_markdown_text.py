@@ -18,8 +18,8 @@ from byok_tui.widgets.markdown_text import (
     Part,
     estimated_height,
     finished_blocks,
+    group_blocks,
     render_markdown,
-    segments_of,
 )
 
 BLOCKS = [
@@ -53,16 +53,16 @@ def test_a_split_loses_nothing_and_falls_at_a_line_start(text: str) -> None:
 
 
 @given(markdown_texts)
-def test_blocks_and_segments_lose_nothing(text: str) -> None:
+def test_blocks_and_parts_lose_nothing(text: str) -> None:
     blocks, live = finished_blocks(text)
     assert "".join(blocks) + live == text
-    segments, leftover = segments_of(blocks)
-    assert "".join(segments) + leftover == "".join(blocks)
-    assert all(len(segment) >= SETTLE_CHARS for segment in segments)
+    texts, leftover = group_blocks(blocks)
+    assert "".join(texts) + leftover == "".join(blocks)
+    assert all(len(part) >= SETTLE_CHARS for part in texts)
     assert len(leftover) < SETTLE_CHARS + max(map(len, blocks), default=0)
 
 
-def test_a_rule_is_never_the_last_block_of_a_segment() -> None:
+def test_a_rule_is_never_the_last_block_of_a_part() -> None:
     blocks, live = finished_blocks("One.\n\n---\n\n---\n\nTwo.\n\nThree")
     assert blocks == ["One.\n\n", "---\n\n---\n\nTwo.\n\n"]
     assert live == "Three"
@@ -95,7 +95,7 @@ def rendered_at_once(text: str, width: int) -> list[str]:
 
 @pytest.mark.parametrize("first", range(len(BLOCKS)))
 async def test_streamed_in_pieces_it_draws_what_the_whole_reply_draws(first: int) -> None:
-    # Starting from each kind of block puts each kind at a segment boundary.
+    # Starting from each kind of block puts each kind at a part boundary.
     text = "".join((BLOCKS[first:] + BLOCKS[:first]) * 6)
     assert len(text) > 2 * SETTLE_CHARS
     app = OneText()
