@@ -157,7 +157,6 @@ class MarkdownText(Widget):
         self._offsets: list[int] = [0]  # the first line of each part, then the total
         self._offsets_width = -1  # the width _offsets were worked out at
         self._offsets_stale = True  # a part changed: work them out again at the next layout
-        self._offsets_frozen = 0  # how many frozen parts there were when they were worked out
         self._base = Style()  # the base style of the drawing in progress
         self._styled_base: Style | None = None
         self._burst_until = 0.0  # deferred parts wait while text pours in until then
@@ -236,7 +235,6 @@ class MarkdownText(Widget):
     def _lay_out(self, width: int) -> None:
         self._offsets = [0, *accumulate(self._height(part, width) for part in self.parts)]
         self._offsets_width, self._offsets_stale = width, False
-        self._offsets_frozen = len(self.frozen)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._offsets_stale or width != self._offsets_width:
@@ -277,7 +275,9 @@ class MarkdownText(Widget):
         """Render a deferred part now, and lay out again if it was misjudged."""
         part.deferred = False
         index, width = self.frozen.index(part), self._offsets_width
-        if width < 0 or index >= self._offsets_frozen:
+        # The offsets end with the live part's first line, then the total.
+        laid_out_frozen = len(self._offsets) - 2
+        if width < 0 or index >= laid_out_frozen:
             return  # not laid out since it was added: the next layout renders it
         top, laid_out = self._offsets[index], self._offsets[index + 1] - self._offsets[index]
         change = len(self._lines(part, width)) - laid_out
