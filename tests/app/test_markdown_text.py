@@ -21,6 +21,7 @@ from byok_tui.widgets.markdown_text import (
     group_blocks,
     render_markdown,
 )
+from tests.app.conftest import wait_for
 
 BLOCKS = [
     "A paragraph with **bold**, `code` and a [link](https://example.com/docs).\n\n",
@@ -127,7 +128,9 @@ async def test_a_burst_renders_only_what_can_be_seen_and_the_rest_soon_after() -
         assert not widget.frozen[-1].deferred, "the newest text is rendered at once"
         assert all(part.width == -1 for part in deferred)  # never rendered, only estimated
         # Once the text stops pouring in, everything is rendered, a few parts at a time.
-        await pilot.pause(BURST_QUIET + 0.5)
+        await pilot.pause(BURST_QUIET)
+        await wait_for(pilot, lambda: not any(part.deferred for part in widget.parts))
+        await pilot.pause()
         assert not any(part.deferred for part in widget.parts)
         assert drawn(widget) == rendered_at_once(text, widget.size.width)
 

@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 
 from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
 from byok_tui.widgets.transcript import ReplyView, Transcript
+from tests.app.conftest import wait_for
 
 PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"
 
@@ -109,8 +110,9 @@ async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read(
         # line under it, must stay where they are on screen.
         reading = reply.query_one(".meta")
         where = reading.region.y
-        await pilot.pause(BURST_QUIET + 0.5)  # the skipped parts are rendered now
-        assert not any(part.deferred for part in body.frozen)
+        await pilot.pause(BURST_QUIET)  # the skipped parts are rendered after a quiet spell
+        await wait_for(pilot, lambda: not any(part.deferred for part in body.frozen))
+        await pilot.pause()
         assert reading.region.y == where, "what the reader was reading moved"
 
 
@@ -134,5 +136,6 @@ async def test_each_growth_of_a_reply_is_laid_out_once() -> None:
         screen._refresh_layout = counted  # type: ignore[method-assign]
         for grown in range(1, 6):
             reply.append_text(PARAGRAPH)
+            await wait_for(pilot, lambda: layouts >= grown)
             await pilot.pause(0.1)
             assert layouts == grown, "a frame was laid out twice"
