@@ -3,6 +3,8 @@ the text arrives, and never moves a reader who scrolled up to read something els
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
@@ -133,9 +135,12 @@ async def test_each_growth_of_a_reply_is_laid_out_once() -> None:
             layouts += 1
             lay_out(*args, **kwargs)  # type: ignore[arg-type]
 
+        def laid_out(times: int) -> Callable[[], bool]:
+            return lambda: layouts >= times
+
         screen._refresh_layout = counted  # type: ignore[method-assign]
         for grown in range(1, 6):
             reply.append_text(PARAGRAPH)
-            await wait_for(pilot, lambda: layouts >= grown)
+            await wait_for(pilot, laid_out(grown))
             await pilot.pause(0.1)
             assert layouts == grown, "a frame was laid out twice"
