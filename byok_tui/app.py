@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -22,7 +23,9 @@ from textual.screen import Screen
 from byok_tui.bindings import APP_KEYS, CHAT_KEYS, textual_bindings
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
+from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeyOverview, key_overview
+from byok_tui.paths import app_paths
 from byok_tui.providers.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import Services, open_services
@@ -33,12 +36,19 @@ if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
 _heap_frozen = False
 
 
-def _open_context(services: Services) -> AppContext:
-    """Open the database and clients and load the chat screen's modules (in a thread)."""
+def _open_context(
+    services: Services | None, environ: Mapping[str, str]
+) -> tuple[AppContext, KeyOverview | None]:
+    """Open the database and clients and load the chat screen's modules (in a thread); and
+    the key store, with every key read, when that was left until after the first frame."""
     import byok_tui.screens.chat  # noqa: F401  (the import is most of the work)
     from byok_tui.services import AppContext
 
-    return AppContext.open(services)
+    overview = None
+    if services is None:
+        services = open_services(environ)
+        overview = key_overview(providers(), services.store, services.environ)
+    return AppContext.open(services), overview
 
 
 # Objects allocated between two collections of the youngest generation (Python's default is
@@ -70,16 +80,21 @@ class ByokApp(App[None]):
 
     def __init__(
         self,
-        services: Services,
+        services: Services | None,
         *,
         overview: KeyOverview | None = None,
+        environ: Mapping[str, str] | None = None,
         crash_dir: Path | None = None,
     ) -> None:
+        """`services` None: opened after the first frame (the keys are in the keyring)."""
         super().__init__()
-        self.services = services
+        self._services = services
+        if services is not None:
+            environ = services.environ
+        self._environ = os.environ if environ is None else environ
         self._opened: AppContext | None = None
         self._overview = overview
-        self._crash_dir = crash_dir or services.paths.crash_dir
+        self._crash_dir = crash_dir or app_paths(self._environ).crash_dir
         self.crash_report: str | None = None
         self.failure: str | None = None  # why the app could not open, printed after it ends
 
@@ -97,17 +112,20 @@ class ByokApp(App[None]):
         # Awaited in the app's own handler: keys pressed meanwhile wait in the app's queue and
         # reach the composer once the chat screen is up.
         try:
-            self._opened = await asyncio.to_thread(_open_context, self.services)
+            opened, overview = await asyncio.to_thread(
+                _open_context, self._services, self._environ
+            )
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
             self.failure = f"byok-tui: {error.one_line()}"
             self.exit(return_code=1)
             return
+        self._opened, self._overview = opened, self._overview or overview
         from byok_tui.screens.chat import ChatScreen
 
         start = self.screen_stack[0]
         typed = start.typed if isinstance(start, StartScreen) else ""
         # Pushed over the start screen: Textual cannot switch away from the default screen.
-        await self.push_screen(ChatScreen(self._opened, self._overview, typed=typed))
+        await self.push_screen(ChatScreen(opened, self._overview, typed=typed))
         _freeze_heap_once()
 
     async def on_unmount(self) -> None:
@@ -139,7 +157,7 @@ class ByokApp(App[None]):
 
         if self._opened is None:
             return  # still starting (a fraction of a second): nothing to export from yet
-        services, store = self.services, self._opened.store
+        services, store = self._opened.services, self._opened.store
         folder = services.paths.data_dir / "exports"
         try:
             data = export_all(store, known_keys(services))
@@ -178,10 +196,15 @@ class ByokApp(App[None]):
 
 
 def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
-    """Open the services and read every key before the first frame (seed 2.1)."""
-    services = open_services(environ)
-    # Read every key now (and register each with the redaction layer), so the first frame
-    # already shows which providers are usable.
+    """Open the services and read every key before the first frame (seed 2.1), so that it
+    already shows which providers are usable; unless the keys are in the system keyring,
+    which takes a tenth of a second or more to load: the first frame then shows the providers
+    while their keys are read."""
+    env = os.environ if environ is None else environ
+    if not key_file_chosen(app_paths(env), env):
+        return ByokApp(None, environ=env)
+    services = open_services(env)
+    # Read every key now (and register each with the redaction layer).
     overview = key_overview(providers(), services.store, services.environ)
     return ByokApp(services, overview=overview)
 

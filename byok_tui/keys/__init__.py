@@ -13,7 +13,7 @@ from byok_tui.keys.base import (
     normalize_key,
 )
 from byok_tui.keys.resolve import KeySource, KeySpec, NoApiKeyError, ResolvedKey, resolve_key
-from byok_tui.keys.select import KEYSTORE_ENV, open_key_store
+from byok_tui.keys.select import KEYSTORE_ENV, key_file_chosen, open_key_store
 
 __all__ = [
     "KEYSTORE_ENV",
@@ -25,6 +25,7 @@ __all__ = [
     "NoApiKeyError",
     "ResolvedKey",
     "entry_name",
+    "key_file_chosen",
     "mask_key",
     "normalize_key",
     "open_key_store",

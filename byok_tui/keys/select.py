@@ -18,22 +18,32 @@ KEYSTORE_ENV = "BYOK_TUI_KEYSTORE"
 _CHOICES = ("auto", "keyring", "file")
 
 
-def open_key_store(paths: AppPaths, environ: Mapping[str, str] | None = None) -> KeyStore:
-    env = os.environ if environ is None else environ
-    choice = env.get(KEYSTORE_ENV, "").strip().lower() or "auto"
+def _choice(environ: Mapping[str, str]) -> str:
+    choice = environ.get(KEYSTORE_ENV, "").strip().lower() or "auto"
     if choice not in _CHOICES:
         raise KeyStoreError(
             f"{KEYSTORE_ENV}={choice!r} is not one of {', '.join(_CHOICES)}",
             remedy=f"Set {KEYSTORE_ENV} to keyring or file, or unset it for automatic choice.",
         )
+    return choice
+
+
+def key_file_chosen(paths: AppPaths, environ: Mapping[str, str]) -> bool:
+    """Whether `open_key_store` will open the key file without loading the keyring (which
+    takes a tenth of a second or more): the app reads the keys before its first frame then."""
+    choice = _choice(environ)
+    return choice == "file" or (choice == "auto" and paths.keys_file.exists())
+
+
+def open_key_store(paths: AppPaths, environ: Mapping[str, str] | None = None) -> KeyStore:
+    env = os.environ if environ is None else environ
     from byok_tui.keys.file_store import FileKeyStore
 
-    if choice == "file":
+    if key_file_chosen(paths, env):
         return FileKeyStore(paths.keys_file)
-
     from byok_tui.keys import keyring_store
 
-    if choice == "keyring":
+    if _choice(env) == "keyring":
         try:
             backend = keyring_store.usable_backend()
         except Exception as error:
@@ -47,9 +57,7 @@ def open_key_store(paths: AppPaths, environ: Mapping[str, str] | None = None) ->
             )
         return keyring_store.KeyringKeyStore(backend)
 
-    if paths.keys_file.exists():
-        return FileKeyStore(paths.keys_file)
-    native = keyring_store.native_backend()
+    native = keyring_store.native_backend()  # auto, and there is no key file yet
     if native is not None:
         return keyring_store.KeyringKeyStore(native)
     return FileKeyStore(paths.keys_file)

@@ -20,7 +20,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from byok_tui.keys.overview import KeyOverview
-from byok_tui.widgets.provider_rows import provider_label
+from byok_tui.providers.registry import providers
+from byok_tui.widgets.provider_rows import pending_label, provider_label
 
 NARROW = 120  # below this width the config pane starts hidden
 TINY = 90  # below this width the sidebar starts hidden too
@@ -53,9 +54,10 @@ class StartScreen(Screen[None]):
         yield Static(id="start-footer")
 
     def _provider_rows(self) -> Text:
-        if self._overview is None:
-            return Text()
-        rows = [provider_label(status, "", None) for status in self._overview.statuses]
+        if self._overview is None:  # the keys are still being read (screens/chat.py has them)
+            rows = [pending_label(provider.display_name) for provider in providers()]
+        else:
+            rows = [provider_label(status, "", None) for status in self._overview.statuses]
         return Text("\n").join(rows)
 
     def on_mount(self) -> None:

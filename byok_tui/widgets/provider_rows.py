@@ -32,3 +32,9 @@ def provider_label(status: KeyStatus, current: str, local_running: bool | None) 
     return Text.assemble(
         (f"{symbol} ", weight), (status.display_name, weight), (f"  {words}", "dim")
     )
+
+
+def pending_label(display_name: str) -> Text:
+    """A provider's row while its key state is being read (from a keyring that is slow to
+    load): the name at once, the state a moment later."""
+    return Text.assemble("… ", display_name, ("  reading keys", "dim"))

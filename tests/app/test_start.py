@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pytest
 from textual.events import Key, Paste
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 import byok_tui.app
 from byok_tui.keys import entry_name, open_key_store
+from byok_tui.keys.overview import KeyOverview
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import providers
 from byok_tui.screens.start import StartScreen
@@ -29,9 +30,11 @@ def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     release = threading.Event()
     open_context = byok_tui.app._open_context
 
-    def held(services: Services) -> AppContext:
+    def held(
+        services: Services | None, environ: Mapping[str, str]
+    ) -> tuple[AppContext, KeyOverview | None]:
         release.wait(10)
-        return open_context(services)
+        return open_context(services, environ)
 
     monkeypatch.setattr(byok_tui.app, "_open_context", held)
     yield release
@@ -57,6 +60,29 @@ async def test_the_first_frame_shows_every_provider_and_its_key_state(
         held_at_start.set()
         await settle(pilot)
         assert chat(app).is_current
+
+
+async def test_with_the_keys_in_the_keyring_the_providers_come_first_and_their_states_next(
+    held_at_start: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loading a keyring takes a tenth of a second or more: the first frame does not wait.
+    monkeypatch.setenv("BYOK_TUI_KEYSTORE", "keyring")
+    open_key_store(app_paths()).set(entry_name("anthropic"), FAKE_KEYS["anthropic"])
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        rows = str(app.screen.query_one("#providers", Static).render()).splitlines()
+        assert rows == [f"… {p.display_name}  reading keys" for p in providers()]
+
+        held_at_start.set()
+        await settle(pilot)
+        sidebar_rows = [
+            str(option.prompt)
+            for option in chat(app).query_one("#providers", OptionList).options
+        ]
+        assert "● Anthropic  key set" in sidebar_rows
+        assert FAKE_KEYS["anthropic"] not in "".join(sidebar_rows)
 
 
 async def test_what_is_typed_while_starting_reaches_the_composer(
