@@ -86,7 +86,8 @@ class ByokApp(App[None]):
         environ: Mapping[str, str] | None = None,
         crash_dir: Path | None = None,
     ) -> None:
-        """`services` None: opened after the first frame (the keys are in the keyring)."""
+        """`services` None: opened after the first frame (the key store may be a keyring,
+        which is slow to load; see build_app)."""
         super().__init__()
         self._services = services
         if services is not None:
