@@ -113,9 +113,7 @@ class ByokApp(App[None]):
         # Awaited in the app's own handler: keys pressed meanwhile wait in the app's queue and
         # reach the composer once the chat screen is up.
         try:
-            opened, overview = await asyncio.to_thread(
-                _open_context, self._services, self._environ
-            )
+            opened, overview = await asyncio.to_thread(_open_context, self._services, self._environ)
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
             self.failure = f"byok-tui: {error.one_line()}"
             self.exit(return_code=1)

@@ -78,8 +78,7 @@ async def test_with_the_keys_in_the_keyring_the_providers_come_first_and_their_s
         held_at_start.set()
         await settle(pilot)
         sidebar_rows = [
-            str(option.prompt)
-            for option in chat(app).query_one("#providers", OptionList).options
+            str(option.prompt) for option in chat(app).query_one("#providers", OptionList).options
         ]
         assert "● Anthropic  key set" in sidebar_rows
         assert FAKE_KEYS["anthropic"] not in "".join(sidebar_rows)
