@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,7 +30,8 @@ DEFAULT_BOT_NAME = "Default"
 
 @dataclass(frozen=True, slots=True)
 class BotConfig:
-    """A bot's shareable configuration: everything but the per-bot key."""
+    """A bot's shareable configuration: everything but the per-bot key. The fields are in the
+    order of the bots table's columns: the store writes them as `astuple(config)`."""
 
     name: str
     provider: str
@@ -111,17 +112,7 @@ def insert_bot(db: sqlite3.Connection, bot_uuid: str, config: BotConfig) -> int:
     cursor = db.execute(
         "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
         " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            bot_uuid,
-            config.name,
-            config.provider,
-            config.model,
-            config.system_prompt,
-            config.temperature,
-            config.max_tokens,
-            now,
-            now,
-        ),
+        (bot_uuid, *astuple(config), now, now),
     )
     return int(cursor.lastrowid or 0)
 
@@ -223,16 +214,7 @@ class Store:
             db.execute(
                 "UPDATE bots SET name = ?, provider = ?, model = ?, system_prompt = ?,"
                 " temperature = ?, max_tokens = ?, updated = ? WHERE id = ?",
-                (
-                    config.name,
-                    config.provider,
-                    config.model,
-                    config.system_prompt,
-                    config.temperature,
-                    config.max_tokens,
-                    time.time(),
-                    bot_id,
-                ),
+                (*astuple(config), time.time(), bot_id),
             )
         return self.bot(bot_id)
 
