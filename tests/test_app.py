@@ -8,9 +8,9 @@ from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import provider_ids
-from tests.app.conftest import make_app, replies, send, settle, wait_for
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS
+from tests.support.pilot import make_app, replies, send, settle, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
 
 

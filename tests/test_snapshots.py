@@ -20,8 +20,8 @@ from byok_tui.providers.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
-from tests.app.conftest import make_app, settle
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
+from tests.support.pilot import make_app, settle
 
 MARKDOWN_REPLY = """# Reading a file in Python
 

@@ -2,12 +2,19 @@
 
 A file that is not a byok-tui database (corrupt, or another program's SQLite file) is reported
 by name and never written to.
+
+Only SQLite ever opens the database file. POSIX locks belong to a process, not to a
+descriptor: closing any descriptor of the file, even one opened just to read its header,
+drops every lock the process's SQLite connections hold on it. Another process then believes
+it is the last user and deletes the write-ahead log that this one is still writing to.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from byok_tui.errors import ByokError, ErrorKind
@@ -15,7 +22,6 @@ from byok_tui.errors import ByokError, ErrorKind
 # Identifies our files (PRAGMA application_id): "BYOK" in ASCII.
 APPLICATION_ID = 0x42594F4B
 BUSY_TIMEOUT_MS = 10_000
-_SQLITE_HEADER = b"SQLite format 3\x00"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: bots, conversations, messages, settings
@@ -81,46 +87,59 @@ class DatabaseError(ByokError):
         )
 
 
-def _check_header(path: Path) -> None:
-    try:
-        with path.open("rb") as file:
-            header = file.read(len(_SQLITE_HEADER))
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise DatabaseError(path, error.strerror or "it cannot be read") from None
-    if header and header != _SQLITE_HEADER:
-        raise DatabaseError(path, "it is not an SQLite database (corrupt or another kind of file)")
-
-
 def _create_private(path: Path) -> None:
+    """Create `path` empty with mode 0600 if it does not exist, without opening it: a private
+    file is made beside it and linked into place (a link never replaces a file another
+    process created meanwhile)."""
+    if path.exists():
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd, temporary = tempfile.mkstemp(prefix=".new-database-", dir=path.parent)  # mode 0600
     os.close(fd)
-    if path.stat().st_mode & 0o077:
-        path.chmod(0o600)
+    try:
+        os.link(temporary, path)
+    except FileExistsError:
+        pass  # another process created it first: use theirs
+    except OSError:
+        pass  # no hard links here: SQLite creates it, and connect() makes it private
+    finally:
+        with contextlib.suppress(OSError):
+            Path(temporary).unlink()
+
+
+def _problem(error: sqlite3.Error) -> str:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_NOTADB:
+        return "it is not an SQLite database (corrupt or another kind of file)"
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return "it cannot be opened (check its permissions and its folder's)"
+    return f"it is damaged ({error})"
 
 
 def connect(path: Path) -> sqlite3.Connection:
     """Open (creating or migrating as needed) the byok-tui database at `path`."""
-    _check_header(path)
-    _create_private(path)
+    try:
+        _create_private(path)
+    except OSError as error:
+        raise DatabaseError(path, error.strerror or "it cannot be created") from None
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as error:
-        raise DatabaseError(path, str(error)) from None
+        raise DatabaseError(path, _problem(error)) from None
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        _migrate(path, connection)
+        _migrate(path, connection)  # reads the header first: a foreign file is never written
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA foreign_keys = ON")
         connection.execute("PRAGMA synchronous = NORMAL")
-    except sqlite3.DatabaseError as error:
+    except sqlite3.Error as error:
         connection.close()
-        raise DatabaseError(path, f"it is damaged ({error})") from None
+        raise DatabaseError(path, _problem(error)) from None
     except DatabaseError:
         connection.close()
         raise
+    if path.stat().st_mode & 0o077:  # chmod works on the name: no descriptor is opened
+        path.chmod(0o600)
     connection.row_factory = sqlite3.Row
     return connection
 

@@ -11,7 +11,7 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.markdown_text import MarkdownText
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
-from tests.app.conftest import chat, make_app, replies, send, settle, type_into, wait_for
+from tests.support.pilot import chat, make_app, replies, send, settle, type_into, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
 
 KEY = "sk-proj-" + "K" * 60

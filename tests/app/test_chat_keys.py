@@ -12,7 +12,7 @@ from byok_tui.services import AppContext, open_services
 from byok_tui.storage.store import BotConfig
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.key_field import KeyField
-from tests.app.conftest import (
+from tests.support.pilot import (
     choose,
     error_texts,
     make_app,

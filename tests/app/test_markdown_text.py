@@ -21,7 +21,7 @@ from byok_tui.widgets.markdown_text import (
     group_blocks,
     render_markdown,
 )
-from tests.app.conftest import wait_for
+from tests.support.pilot import wait_for
 
 BLOCKS = [
     "A paragraph with **bold**, `code` and a [link](https://example.com/docs).\n\n",

@@ -20,8 +20,8 @@ from byok_tui.providers.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import AppContext, Services
 from byok_tui.widgets.composer import Composer
-from tests.app.conftest import chat, make_app, settle
 from tests.support.keys import ENV_KEY, FAKE_KEYS
+from tests.support.pilot import chat, make_app, settle
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ async def test_a_database_that_cannot_be_opened_ends_the_app_with_one_line() -> 
 
 WARMED_UP = """
 import asyncio, sys
-from tests.app.conftest import make_app, settle, workers_done
+from tests.support.pilot import make_app, settle, workers_done
 
 async def main() -> None:
     assert "rich.markdown" not in sys.modules, "loaded before the first frame"

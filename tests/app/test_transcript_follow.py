@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
 from byok_tui.widgets.transcript import ReplyView, Transcript
-from tests.app.conftest import wait_for
+from tests.support.pilot import wait_for
 
 PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"
 

@@ -15,7 +15,7 @@ from byok_tui.services import open_services, open_store
 from byok_tui.storage import db as db_module
 from byok_tui.storage.store import StorageError, Store
 from byok_tui.widgets.composer import Composer
-from tests.app.conftest import chat, error_texts, make_app, replies, send, settle, wait_for
+from tests.support.pilot import chat, error_texts, make_app, replies, send, settle, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
 
 KEY = "sk-proj-" + "F" * 60

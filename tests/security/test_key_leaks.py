@@ -14,9 +14,9 @@ from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.share import encode_bot_link
 from byok_tui.storage.store import BotConfig
-from tests.app.conftest import error_texts, make_app, replies, send, settle, wait_for
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
+from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
 
 GLOBAL_KEYS = {p: k for p, k in FAKE_KEYS.items() if p != "openai"}

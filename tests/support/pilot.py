@@ -1,4 +1,5 @@
-"""Helpers for driving the app with Pilot against loopback provider servers."""
+"""Helpers for driving the app with Pilot against loopback provider servers (used by the
+app tests and by scripts that run the app in a process of its own)."""
 
 from __future__ import annotations
 
