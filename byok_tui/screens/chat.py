@@ -27,6 +27,7 @@ from byok_tui.screens.chat_messages import (
     ChatState,
     LocalRuntimeChecked,
     StateLoaded,
+    StateLoadFailed,
 )
 from byok_tui.screens.chat_send import ChatSending
 from byok_tui.screens.chat_state import key_in_use, read_state
@@ -54,6 +55,12 @@ class ChatScreen(ChatSending):
         self.local_running: bool | None = None
         self._shown_by_user: dict[str, bool] = {}
         self._mounted_pane: ConfigPane | None = None
+        # The bot and conversation being opened: (bot id, conversation id), None for the
+        # latest (or the default bot), 0 for a new conversation. While one is being opened
+        # every reload reads it, so a reload (a config edit, a key change) never undoes it.
+        self._wanted: tuple[int | None, int | None] = (None, None)
+        self._transcript_due = True  # being opened: the next read shows its transcript
+        self._load_generation = 0  # reads started; only the newest one is shown
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -77,7 +84,7 @@ class ChatScreen(ChatSending):
         # pressed while the app was starting are queued, and must reach the composer.
         self.set_focus(composer)
         self.set_interval(0.5, self._tick_activity)
-        self._load(overview=self._first_overview)  # the keys were read a moment ago
+        self._reload(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
         self.call_after_refresh(self._mount_config_pane)
         self.call_after_refresh(self._warm_up)
@@ -103,21 +110,38 @@ class ChatScreen(ChatSending):
 
     # Loading -------------------------------------------------------------------------------
 
+    def _open(self, bot_id: int | None, conversation_id: int | None) -> None:
+        """Show this bot and conversation (None: the latest; 0: a new conversation)."""
+        self._wanted = (bot_id, conversation_id)
+        self._transcript_due = True
+        self._reload()
+
+    def _reload(self, overview: KeyOverview | None = None) -> None:
+        """Read again what is shown, or being opened: keys, bots, the bot's config."""
+        self._load_generation += 1
+        self._ready.clear()  # a message sent meanwhile waits for this read
+        if not self._transcript_due and self.state is not None:  # what is on screen
+            conversation = self.state.conversation
+            self._wanted = (self.state.bot.id, conversation.id if conversation else 0)
+        bot_id, conversation_id = self._wanted
+        self._load(self._load_generation, bot_id, conversation_id, self._transcript_due, overview)
+
     @work(thread=True, exclusive=True, group="load")
     def _load(
         self,
-        bot_id: int | None = None,
-        conversation_id: int | None = None,
-        transcript: bool = True,
-        overview: KeyOverview | None = None,
+        generation: int,
+        bot_id: int | None,
+        conversation_id: int | None,
+        transcript: bool,
+        overview: KeyOverview | None,
     ) -> None:
         self.context.writer.wait_idle()
         try:
             state = read_state(self.context, bot_id, conversation_id, overview)
         except ByokError as error:
-            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            self.post_message(StateLoadFailed(error, generation=generation))
             return
-        self.post_message(StateLoaded(state, transcript=transcript))
+        self.post_message(StateLoaded(state, transcript=transcript, generation=generation))
 
     @work(exclusive=True, group="local-runtime")
     async def _check_local_runtime(self) -> None:
@@ -136,7 +160,14 @@ class ChatScreen(ChatSending):
             running = False
         self.post_message(LocalRuntimeChecked(running))
 
+    def on_state_load_failed(self, message: StateLoadFailed) -> None:
+        if message.generation == self._load_generation:
+            self._ready.set()  # a message waiting to be sent is told why it cannot be
+        self.notify(message.error.one_line(), severity="error", timeout=15)
+
     def on_state_loaded(self, message: StateLoaded) -> None:
+        if message.generation != self._load_generation:
+            return  # a newer read is on its way
         state = self.state = message.state
         sidebar = self.query_one(Sidebar)
         sidebar.show_providers(state.overview, state.bot.config.provider, self.local_running)
@@ -146,12 +177,24 @@ class ChatScreen(ChatSending):
         )
         if message.transcript:
             self.query_one(Transcript).show_messages(state.messages)
+            self._transcript_due = False
         pane = self._config_pane()
         if pane is not None:  # else it is filled from self.state when it mounts
             self._fill_config_pane(pane, state)
         self._show_title()
         if state.overview.error is not None:
             self.notify(state.overview.error.one_line(), severity="error", timeout=15)
+        if state.unsent and not self._unsent_saved:
+            self._give_back_unsent(state.unsent)
+        self._ready.set()
+        self._echo()  # a message sent while this conversation opened, under its history
+
+    def _give_back_unsent(self, text: str) -> None:
+        """A message a killed process left unsent goes back to the composer, once."""
+        composer = self.query_one(Composer)
+        composer.text = text + (f"\n{composer.text}" if composer.text else "")
+        self._forget_unsent()
+        self.notify("A message that was not sent before byok-tui closed is back below.")
 
     def on_local_runtime_checked(self, message: LocalRuntimeChecked) -> None:
         self.local_running = message.running
@@ -181,14 +224,14 @@ class ChatScreen(ChatSending):
             self.state.bot.config.temperature,
             self.state.bot.config.max_tokens,
         )
-        self._save_config(config, reload_transcript=False)
+        self._save_config(config)
 
     def on_sidebar_bot_chosen(self, message: Sidebar.BotChosen) -> None:
-        self._load(message.bot_id)
+        self._open(message.bot_id, None)
 
     def on_sidebar_conversation_chosen(self, message: Sidebar.ConversationChosen) -> None:
         if self.state is not None:
-            self._load(self.state.bot.id, message.conversation_id)
+            self._open(self.state.bot.id, message.conversation_id)
 
     @on(Button.Pressed, "#open-settings")
     def _settings_button(self) -> None:
@@ -196,7 +239,7 @@ class ChatScreen(ChatSending):
 
     # Config pane ---------------------------------------------------------------------------
 
-    def _save_config(self, config: BotConfig, *, reload_transcript: bool) -> None:
+    def _save_config(self, config: BotConfig) -> None:
         if self.state is None:
             return
         bot_id, store = self.state.bot.id, self.context.store
@@ -205,8 +248,7 @@ class ChatScreen(ChatSending):
             lambda: store.update_bot(bot_id, config),
             lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
         )
-        conversation = self.state.conversation
-        self._load(bot_id, conversation.id if conversation else 0, transcript=reload_transcript)
+        self._reload()
 
     def on_config_pane_config_edited(self, message: ConfigPane.ConfigEdited) -> None:
         if self.state is None or message.config == self.state.bot.config:
@@ -221,7 +263,7 @@ class ChatScreen(ChatSending):
                 message.config.temperature,
                 message.config.max_tokens,
             )
-            self._save_config(message.config, reload_transcript=False)
+            self._save_config(message.config)
             return
         bot_id, store, config = self.state.bot.id, self.context.store, message.config
         self.context.writer.submit(f"bot:{bot_id}", lambda: store.update_bot(bot_id, config))
@@ -355,7 +397,7 @@ class ChatScreen(ChatSending):
                     f"rename:{conversation.id}",
                     lambda: store.rename_conversation(conversation.id, title),
                 )
-                self._load(self.state.bot.id, conversation.id, transcript=False)
+                self._reload()
 
         self.app.push_screen(TextDialog("Rename conversation", conversation.title), rename)
 
@@ -371,7 +413,7 @@ class ChatScreen(ChatSending):
                     f"delete:{conversation.id}",
                     lambda: store.delete_conversation(conversation.id),
                 )
-                self._load(self.state.bot.id, 0)
+                self._open(self.state.bot.id, 0)
 
         self.app.push_screen(
             ConfirmDialog(f"Delete the conversation “{conversation.title}” and its messages?"),
@@ -380,6 +422,4 @@ class ChatScreen(ChatSending):
 
     def refresh_keys(self) -> None:
         """Called when Settings closes: keys may have changed there."""
-        if self.state is not None:
-            conversation = self.state.conversation
-            self._load(self.state.bot.id, conversation.id if conversation else 0, transcript=False)
+        self._reload()

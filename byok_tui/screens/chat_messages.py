@@ -27,13 +27,22 @@ class ChatState:
     global_key: str
     bot_key: str
     key_in_use: str
+    unsent: str  # a message sent while a conversation was opening, left by a process killed
 
 
 class StateLoaded(Message):
-    def __init__(self, state: ChatState, *, transcript: bool) -> None:
+    def __init__(self, state: ChatState, *, transcript: bool, generation: int) -> None:
         super().__init__()
         self.state = state
         self.transcript = transcript
+        self.generation = generation  # which read this is: only the newest is shown
+
+
+class StateLoadFailed(Message):
+    def __init__(self, error: ByokError, *, generation: int) -> None:
+        super().__init__()
+        self.error = error
+        self.generation = generation
 
 
 class LocalRuntimeChecked(Message):

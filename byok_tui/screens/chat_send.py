@@ -70,6 +70,10 @@ class ChatSending(Screen[None]):
         self._retried_after_limit = False
         self._incoming = ReplyText()
         self._first_words_drawn: asyncio.Event | None = None  # set once they are on screen
+        # Set while the state on screen is what the user asked for; cleared while a
+        # conversation (or the bot's config) is being read: a message sent then waits.
+        self._ready = asyncio.Event()
+        self._unsent_saved = False  # a message waiting for its conversation is kept aside
 
     def _after_reply(self) -> None:
         """Called once a reply has ended, however it ended."""
@@ -105,10 +109,29 @@ class ChatSending(Screen[None]):
         # takes longer: a frame drawn first would hold the request back by its length.
         self._unechoed = text
         self.set_timer(ECHO_GRACE, self._echo)
+        if not self._ready.is_set():
+            # Its conversation is still being read: keep the message now, store it there
+            # once it is open, so that nothing is lost if the process dies meanwhile.
+            self._unsent_saved = True
+            store = self.context.store
+            self.context.writer.submit(
+                "unsent",
+                lambda: store.set_unsent_message(text),
+                lambda error: self.app.call_from_thread(
+                    self.notify, f"Could not keep the message aside: {error}", severity="error"
+                ),
+            )
         self._start_send(text)
 
+    def _forget_unsent(self) -> None:
+        """The message kept aside is stored in its conversation (or back in the composer)."""
+        self._unsent_saved = False
+        store = self.context.store
+        self.context.writer.submit("unsent", lambda: store.set_unsent_message(""))
+
     def _echo(self) -> None:
-        if self._unechoed is not None:
+        # Not while a conversation is being opened: showing it would wipe the message.
+        if self._unechoed is not None and self._ready.is_set():
             text, self._unechoed = self._unechoed, None
             self.query_one(Transcript).add_user(text)
 
@@ -122,13 +145,27 @@ class ChatSending(Screen[None]):
     def _start_send(self, text: str | None) -> None:
         self._activity_started = time.monotonic()
         self._send = self._send_worker(text)
+        self._tick_activity()  # at once, not at the next half-second tick
 
     @work(exclusive=True, group="send")
     async def _send_worker(self, text: str | None) -> None:
         context = self.context
+        if not self._ready.is_set():
+            await self._ready.wait()  # the conversation the message belongs to is opening
         if not context.writer.idle:
             await asyncio.to_thread(context.writer.wait_idle)  # a key typed just now is saved
-        if self.state is None:
+        if self.state is None:  # it could not be opened (the error was shown)
+            self.post_message(
+                ReplyFailed(
+                    ByokError(
+                        "The message was not sent: no conversation could be opened",
+                        remedy="It is back in the composer; send it again once the error "
+                        "above is mended.",
+                    ),
+                    unsent=text,
+                )
+            )
+            self.post_message(ReplyEnded())
             return
         bot = await asyncio.to_thread(context.store.bot, self.state.bot.id)
         conversation = self.state.conversation
@@ -150,6 +187,8 @@ class ChatSending(Screen[None]):
             async for event in context.conversations.send(
                 bot, conversation, text, on_sent=open_reply
             ):
+                if self._unsent_saved:
+                    self._forget_unsent()  # stored in its conversation now
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
                     # A fast server delivers thousands of events in a few reads; parsing them
                     # all at once would freeze the keyboard, so give the loop a turn.
@@ -172,6 +211,8 @@ class ChatSending(Screen[None]):
         except StorageError as error:
             self.post_message(ReplyFailed(error, unsent=text))
         except ByokError as error:
+            if self._unsent_saved:
+                self._forget_unsent()  # stored before the error (e.g. no API key)
             self.post_message(ReplyFailed(error))
         except asyncio.CancelledError:
             stopped = True
@@ -304,7 +345,8 @@ class ChatSending(Screen[None]):
             )
         elif self._busy:
             dots = "." * (1 + int((now - self._activity_started) * 2) % 3)
-            activity.update(Text(f"● Reply on its way{dots:<3} (Esc stops)"), layout=False)
+            doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"
+            activity.update(Text(f"● {doing}{dots:<3} (Esc stops)"), layout=False)
         else:
             activity.update("", layout=False)
         activity.set_class(bool(self._busy), "busy")

@@ -75,4 +75,5 @@ def read_state(
         global_key=global_key,
         bot_key=store.bot_key(bot.id) or "",
         key_in_use=key_in_use(context, bot),
+        unsent=store.unsent_message(),
     )

@@ -26,6 +26,9 @@ from byok_tui.storage.db import connect
 # mid-stream leaves it marked partial with no recovery step.
 MessageStatus = Literal["complete", "partial", "error"]
 DEFAULT_BOT_NAME = "Default"
+# A message the user sent while its conversation was still opening, kept here until it is
+# stored in that conversation, so that a kill meanwhile loses nothing.
+UNSENT_MESSAGE_SETTING = "unsent-message"
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +359,13 @@ class Store:
     def settings(self) -> dict[str, str]:
         rows = self.connection().execute("SELECT name, value FROM settings")
         return {row["name"]: row["value"] for row in rows}
+
+    def unsent_message(self) -> str:
+        return self.settings().get(UNSENT_MESSAGE_SETTING, "")
+
+    def set_unsent_message(self, text: str) -> None:
+        """Keep `text` until it is stored in its conversation; "" when it has been."""
+        self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
 
     def set_setting(self, name: str, value: str) -> None:
         with self.transaction() as db:

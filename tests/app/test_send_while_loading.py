@@ -1,0 +1,167 @@
+"""A message sent while a conversation is still opening is stored, shown and sent once the
+conversation is open: never dropped because the screen was busy."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+from textual.widgets import OptionList
+
+import byok_tui.screens.chat
+import byok_tui.screens.chat_state
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.screens.chat_messages import ChatState
+from byok_tui.services import open_services, open_store
+from byok_tui.storage.store import Store
+from byok_tui.widgets.composer import Composer
+from tests.support.pilot import (
+    chat,
+    choose,
+    make_app,
+    replies,
+    send,
+    settle,
+    user_messages,
+    wait_for,
+)
+from tests.support.provider_server import Reply, provider_server, sse
+
+KEY = "sk-proj-" + "L" * 60
+UNSENT_SETTING = "unsent-message"
+
+
+def answer(text: str) -> Reply:
+    return Reply(
+        steps=sse(
+            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]},
+            done=True,
+        )
+    )
+
+
+class SlowLoads:
+    """Holds every state read until released: the conversation takes as long as we like to
+    open."""
+
+    def __init__(self, read: Callable[..., ChatState]) -> None:
+        self._read = read
+        self.release = threading.Event()
+        self.release.set()
+        self.waiting = threading.Event()
+
+    def __call__(self, *args: object, **kwargs: object) -> ChatState:
+        self.waiting.set()
+        self.release.wait(30)
+        return self._read(*args, **kwargs)
+
+    def hold(self) -> None:
+        self.waiting.clear()
+        self.release.clear()
+
+
+@pytest.fixture
+def slow_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowLoads]:
+    slow = SlowLoads(byok_tui.screens.chat_state.read_state)
+    monkeypatch.setattr(byok_tui.screens.chat, "read_state", slow)
+    yield slow
+    slow.release.set()
+
+
+def stored(store: Store, conversation_title: str) -> list[tuple[str, str]]:
+    bot = store.bots()[0]
+    conversation = next(c for c in store.conversations(bot.id) if c.title == conversation_title)
+    return [(m.role, m.content) for m in store.messages(conversation.id)]
+
+
+async def test_a_message_sent_while_a_conversation_opens_is_sent_to_it_once_open(
+    slow_loads: SlowLoads,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    older = store.create_conversation(bot.id, "Older")
+    store.add_message(older.id, "user", "earlier question")
+    store.create_conversation(bot.id, "Newer")
+    with provider_server() as server:
+        server.reply_with(answer("answered"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            slow_loads.hold()
+            option_list = pilot.app.screen.query_one("#conversations", OptionList)
+            option_list.focus()
+            option_list.highlighted = option_list.get_option_index(f"conv:{older.id}")
+            await pilot.press("enter")
+            await wait_for(pilot, slow_loads.waiting.is_set)
+
+            await send(pilot, "sent while opening")
+            await pilot.pause(0.3)
+            # Stored at once, before anything else happens: a kill now loses nothing.
+            assert store.settings().get(UNSENT_SETTING) == "sent while opening"
+            assert server.requests == []
+            assert "Opening the conversation" in str(app.screen.query_one("#activity").render())
+
+            slow_loads.release.set()
+            await wait_for(pilot, lambda: replies(app) == ["answered"])
+            assert user_messages(app) == ["earlier question", "sent while opening"]
+            assert chat(app).query_one(Composer).text == ""
+    assert stored(store, "Older") == [
+        ("user", "earlier question"),
+        ("user", "sent while opening"),
+        ("assistant", "answered"),
+    ]
+    assert stored(store, "Newer") == []
+    assert [m["content"] for m in server.requests[0].json["messages"]] == [
+        "earlier question",
+        "sent while opening",
+    ]
+    assert store.settings().get(UNSENT_SETTING, "") == ""
+
+
+async def test_a_message_sent_before_the_first_conversation_opens_is_not_lost(
+    slow_loads: SlowLoads,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    slow_loads.hold()
+    with provider_server() as server:
+        server.reply_with(answer("hello back"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_for(pilot, slow_loads.waiting.is_set)
+            await wait_for(pilot, lambda: chat(app).is_mounted if app.screen_stack else False)
+            await send(pilot, "typed at once")
+            await pilot.pause(0.2)
+            assert chat(app).state is None  # still opening
+            slow_loads.release.set()
+            await wait_for(pilot, lambda: replies(app) == ["hello back"])
+            assert user_messages(app) == ["typed at once"]
+    assert server.requests[0].json["messages"][-1]["content"] == "typed at once"
+
+
+async def test_a_message_left_unsent_by_a_kill_is_back_in_the_composer() -> None:
+    store = open_store(open_services())
+    store.set_setting(UNSENT_SETTING, "sent just before the kill")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert chat(app).query_one(Composer).text == "sent just before the kill"
+    # It is in the composer now, like any draft: it does not come back a second time.
+    assert store.settings().get(UNSENT_SETTING, "") == ""
+
+
+async def test_choosing_a_conversation_still_opens_it() -> None:
+    """The plain path, beside the slow one: a click opens the conversation at once."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    first = store.create_conversation(bot.id, "First")
+    store.add_message(first.id, "user", "in the first")
+    store.create_conversation(bot.id, "Second")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert user_messages(app) == []
+        await choose(pilot, "#conversations", f"conv:{first.id}")
+        assert user_messages(app) == ["in the first"]
