@@ -22,7 +22,7 @@ class Sidebar(VerticalScroll):
     DEFAULT_CSS = """
     Sidebar { width: 30; border-right: vkey $foreground 20%; }
     Sidebar > Label { margin: 1 0 0 1; color: $text-muted; text-style: bold; }
-    Sidebar > OptionList { height: auto; max-height: 12; border: none; padding: 0; }
+    Sidebar > OptionList { height: auto; max-height: 12; }
     Sidebar > #conversations { max-height: 100%; }
     Sidebar > Button { width: 100%; margin-top: 1; }
     """
@@ -43,12 +43,15 @@ class Sidebar(VerticalScroll):
             self.conversation_id = conversation_id
 
     def compose(self) -> ComposeResult:
+        # Compact: no border, focused or not. A border drawn on focus would move every row
+        # down a line between the press that focuses a list and the release that picks a
+        # row, and the row above the one clicked would be picked.
         yield Label("Providers")
-        yield OptionList(id="providers")
+        yield OptionList(id="providers", compact=True)
         yield Label("Bots")
-        yield OptionList(id="bots")
+        yield OptionList(id="bots", compact=True)
         yield Label("Conversations")
-        yield OptionList(id="conversations")
+        yield OptionList(id="conversations", compact=True)
         yield Button("⚙ Settings", id="open-settings", compact=True)
 
     def show_providers(
