@@ -266,8 +266,11 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        # Scrolled by the reader (or to the end by us): follow only from the bottom.
-        self._following = new >= self.max_scroll_y - FOLLOW_SLACK
+        # Scrolled by the reader (or to the end by us): follow only from the bottom, or
+        # from near it on the way down. Any move up leaves it: a wheel notch is about as
+        # long as the slack, and every notch would snap back at the next layout.
+        bottom = self.max_scroll_y
+        self._following = new >= bottom or (new > old and new >= bottom - FOLLOW_SLACK)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arrangement = super().arrange(size, optimal)

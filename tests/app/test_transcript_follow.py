@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
 from byok_tui.widgets.transcript import ReplyView, Transcript
-from tests.support.pilot import wait_for
+from tests.support.pilot import wait_for, wheel
 
 PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"
 
@@ -144,3 +144,29 @@ async def test_each_growth_of_a_reply_is_laid_out_once() -> None:
             await wait_for(pilot, laid_out(grown))
             await pilot.pause(0.1)
             assert layouts == grown, "a frame was laid out twice"
+
+
+async def test_one_notch_of_the_wheel_up_leaves_the_end_at_a_human_pace() -> None:
+    """Ten notches a tenth of a second apart, as a hand turns a wheel: each one moves the
+    view up, idle or while a reply streams; none snaps back to the end."""
+    app = OneTranscript()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.add_user("Tell me a long story")
+        reply = transcript.start_reply("openai · gpt")
+        await stream(reply, pilot, 8)
+        await wait_for(pilot, lambda: transcript.max_scroll_y > 40)
+        assert transcript.scroll_y == transcript.max_scroll_y
+        for streaming in (False, True):
+            transcript.scroll_end(animate=False)
+            await pilot.pause()
+            positions = []
+            for _ in range(10):
+                await wheel(pilot, transcript)
+                if streaming:
+                    reply.append_text(PARAGRAPH)
+                await pilot.pause(0.1)
+                positions.append(transcript.scroll_y)
+            assert positions[0] < transcript.max_scroll_y, "the first notch snapped back"
+            assert positions == sorted(positions, reverse=True), f"moved back down: {positions}"
+            assert positions[-1] <= transcript.max_scroll_y - 10, f"streaming={streaming}"

@@ -9,7 +9,9 @@ import os
 from collections.abc import Callable
 
 from textual.app import App
+from textual.geometry import Offset
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Input, OptionList
 from textual.worker import WorkerCancelled
 
@@ -97,3 +99,18 @@ def user_messages(app: ByokApp) -> list[str]:
 
 def error_texts(app: ByokApp) -> list[str]:
     return [str(e.render()) for e in chat(app).query_one(Transcript).query(ErrorBlock)]
+
+
+async def wheel(pilot: Pilot[None], widget: Widget, *, up: bool = True) -> None:
+    """One notch of the mouse wheel over the middle of `widget`, delivered as Pilot delivers
+    its own mouse events (Pilot has no wheel of its own)."""
+    from textual.events import MouseScrollDown, MouseScrollUp
+
+    region = widget.region
+    x, y = region.x + region.width // 2, region.y + region.height // 2
+    notch = (MouseScrollUp if up else MouseScrollDown)(
+        widget, x, y, 0, -1 if up else 1, 0, False, False, False, screen_x=x, screen_y=y
+    )
+    pilot.app.mouse_position = Offset(x, y)
+    pilot.app.screen._forward_event(notch)
+    await pilot.pause()
