@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from byok_tui.background import SerialWriter
     from byok_tui.conversation import ConversationService
     from byok_tui.providers.client import ProviderClient
+    from byok_tui.providers.model_cache import ModelCache
     from byok_tui.providers.registry import Provider
     from byok_tui.storage.store import Bot, Store
 
@@ -38,6 +39,13 @@ def open_store(services: Services) -> Store:
     from byok_tui.storage.store import Store
 
     return Store(services.paths.data_dir / "byok-tui.sqlite3")
+
+
+def model_cache(services: Services) -> ModelCache:
+    """The models discovered from providers' own lists, kept in the data folder."""
+    from byok_tui.providers.model_cache import ModelCache
+
+    return ModelCache(services.paths.data_dir / "models-cache.json")
 
 
 def first_usable_provider(services: Services, candidates: Iterable[Provider]) -> Provider | None:
@@ -86,6 +94,7 @@ class AppContext:
     client: ProviderClient
     conversations: ConversationService
     writer: SerialWriter
+    models: ModelCache
 
     @classmethod
     def open(cls, services: Services) -> AppContext:
@@ -95,4 +104,5 @@ class AppContext:
 
         store = open_store(services)
         client = ProviderClient(services.store, config=services.config, environ=services.environ)
-        return cls(services, store, client, ConversationService(store, client), SerialWriter())
+        conversations = ConversationService(store, client)
+        return cls(services, store, client, conversations, SerialWriter(), model_cache(services))

@@ -64,3 +64,13 @@ def test_the_registry_has_the_eight_key_providers_and_the_local_runtime() -> Non
         "mistral",
         "ollama",
     )
+
+
+def test_widgets_never_import_screens() -> None:
+    """Widgets are the lower layer: a screen composes them and answers their messages."""
+    importing = [
+        path.name
+        for path in (PACKAGE / "widgets").glob("*.py")
+        if re.search(r"^\s*(from|import) byok_tui\.screens\b", path.read_text(), re.MULTILINE)
+    ]
+    assert importing == []

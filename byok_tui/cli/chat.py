@@ -242,9 +242,10 @@ def _can_discover(services: Services, provider: Provider) -> bool:
 
 async def _list_models(services: Services, selected: tuple[Provider, ...], *, refresh: bool) -> int:
     from byok_tui.providers.errors import ProviderError
-    from byok_tui.providers.model_cache import ModelCache
+    from byok_tui.providers.model_cache import refresh_models
+    from byok_tui.services import model_cache
 
-    cache = ModelCache(services.paths.data_dir / "models-cache.json")
+    cache = model_cache(services)
     failures = 0
 
     async def discover(client: Any, provider: Provider) -> list[ListedModel]:
@@ -254,13 +255,11 @@ async def _list_models(services: Services, selected: tuple[Provider, ...], *, re
         if not stale or not _can_discover(services, provider):
             return cached[1] if cached else []
         try:
-            found: list[ListedModel] = await client.list_models(provider)
+            return await refresh_models(client, cache, provider)
         except (ProviderError, NoApiKeyError) as error:
             failures += 1
             print(f"byok-tui: {error.one_line()}", file=sys.stderr)
             return cached[1] if cached else []
-        cache.put(provider.id, found)
-        return found
 
     async with _client(services, None) as client:
         discovered = await asyncio.gather(*(discover(client, p) for p in selected))

@@ -5,15 +5,20 @@ The cache holds model ids and names only: never a key, never a URL with one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.types import ListedModel
+
+if TYPE_CHECKING:
+    from byok_tui.providers.client import ProviderClient
+    from byok_tui.providers.registry import Provider
 
 CACHE_VERSION = 1
 
@@ -56,3 +61,13 @@ class ModelCache:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(payload)
         Path(temp).replace(self.path)
+
+
+async def refresh_models(
+    client: ProviderClient, cache: ModelCache, provider: Provider
+) -> list[ListedModel]:
+    """Ask the provider for its model list now (one request) and keep the answer, so that
+    every model list offers what the provider said it has."""
+    found = await client.list_models(provider)
+    await asyncio.to_thread(cache.put, provider.id, found)
+    return found

@@ -21,6 +21,7 @@ from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
 from byok_tui.keys.overview import KeyOverview
+from byok_tui.providers.model_cache import refresh_models
 from byok_tui.providers.registry import get_provider
 from byok_tui.redaction import redact_known_secrets
 from byok_tui.screens.chat_messages import (
@@ -154,7 +155,8 @@ class ChatScreen(ChatSending):
         # loop here so that the first keystrokes after the first frame do not stall.
         await asyncio.to_thread(importlib.import_module, "httpx")
         try:
-            await self.context.client.list_models(local[0])
+            # What it answers is what the model list offers: the models actually pulled.
+            await refresh_models(self.context.client, self.context.models, local[0])
             running = True
         except ByokError:
             running = False
@@ -202,6 +204,8 @@ class ChatScreen(ChatSending):
             self.query_one(Sidebar).show_providers(
                 self.state.overview, self.state.bot.config.provider, message.running
             )
+            if message.running and not get_provider(self.state.bot.config.provider).needs_key:
+                self._reload()  # its model list now holds the models it has
 
     def _show_title(self) -> None:
         if self.state is None:
@@ -267,6 +271,12 @@ class ChatScreen(ChatSending):
             return
         bot_id, store, config = self.state.bot.id, self.context.store, message.config
         self.context.writer.submit(f"bot:{bot_id}", lambda: store.update_bot(bot_id, config))
+
+    def on_config_pane_model_id_wanted(self, _message: ConfigPane.ModelIdWanted) -> None:
+        pane = self._config_pane()
+        if pane is not None:
+            dialog = TextDialog("Model id, as the provider names it", "")
+            self.app.push_screen(dialog, pane.model_id_typed)
 
     def on_config_pane_global_key_edited(self, message: ConfigPane.GlobalKeyEdited) -> None:
         keys, entry, value = (

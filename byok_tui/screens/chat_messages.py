@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.message import Message
 
 from byok_tui.errors import ByokError
@@ -23,7 +24,7 @@ class ChatState:
     conversations: list[Conversation]
     conversation: Conversation | None
     messages: list[StoredMessage]
-    models: list[tuple[str, str]]
+    models: list[tuple[Text, str]]
     global_key: str
     bot_key: str
     key_in_use: str

@@ -5,27 +5,33 @@ No Textual here beyond the plain data it returns.
 
 from __future__ import annotations
 
+from rich.text import Text
+
 from byok_tui.keys import KeyStoreError, NoApiKeyError, entry_name, resolve_key
 from byok_tui.keys.overview import KeyOverview, key_overview
-from byok_tui.providers.model_cache import ModelCache
 from byok_tui.providers.registry import get_provider, providers
+from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.screens.chat_messages import ChatState
 from byok_tui.services import AppContext, default_bot
 from byok_tui.storage.store import Bot
 
 
-def model_choices(context: AppContext, provider_id: str) -> list[tuple[str, str]]:
-    """(label, id) for the registry's models, then those discovered and cached."""
+def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
+    """(label, id) for the registry's models, then those the provider's own list returned
+    (Test key, `models --refresh`, Ollama's pulled models). Labels are Text: a model name
+    from the network is shown as the text it is, never parsed as markup."""
     provider = get_provider(provider_id)
     choices = []
     for model in provider.models:
-        notes = " (free)" if model.free else ""
-        choices.append((f"{model.display_name}{notes}", model.id))
+        notes = " (free)" if model.free and provider.needs_key else ""
+        choices.append((Text(f"{model.display_name}{notes}"), model.id))
     known = {model_id for _label, model_id in choices}
-    cached = ModelCache(context.services.paths.data_dir / "models-cache.json").get(provider_id)
+    cached = context.models.get(provider_id)
     for listed in cached[1] if cached else []:
         if listed.id not in known:
-            choices.append((listed.display_name + (" (free)" if listed.free else ""), listed.id))
+            notes = " (free)" if listed.free and provider.needs_key else ""
+            label = strip_terminal_controls(listed.display_name) + notes
+            choices.append((Text(label), listed.id))
     return choices
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Header, Label, Static
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
+from byok_tui.providers.model_cache import refresh_models
 from byok_tui.providers.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.services import AppContext
 from byok_tui.widgets.key_field import KeyField
@@ -133,7 +134,7 @@ class SettingsScreen(Screen[None]):
         result.add_class("shown")
         await asyncio.to_thread(self.context.writer.wait_idle)
         try:
-            models = await self.context.client.list_models(provider)
+            models = await refresh_models(self.context.client, self.context.models, provider)
         except ByokError as error:
             result.update(Text(f"✗ {error.one_line()}"))
             result.set_class(True, "failed")
@@ -143,7 +144,8 @@ class SettingsScreen(Screen[None]):
             return
         result.set_class(False, "failed")
         if provider.needs_key:
-            result.update(Text(f"✓ The key works: {len(models)} models available."))
+            count = f"{len(models)} model{'' if len(models) == 1 else 's'}"
+            result.update(Text(f"✓ The key works: {count} available, now in the model list."))
             return
         address = self.context.client.base_url(provider)
         row.query_one(".local-status", Static).update(Text(f"● running at {address}"))
@@ -151,4 +153,4 @@ class SettingsScreen(Screen[None]):
         result.update(Text(f"Models detected: {names}"))
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        self.dismiss(None)  # not pop_screen: the chat screen's callback reads the keys again

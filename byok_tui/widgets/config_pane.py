@@ -17,6 +17,11 @@ from byok_tui.providers.registry import Provider, get_provider, key_mismatch_war
 from byok_tui.storage.store import Bot, BotConfig
 from byok_tui.widgets.key_field import KeyField
 
+# The model list's last entry: not a model, but a way to type any model id (people run
+# models no registry has heard of). No model id can hold a NUL.
+TYPE_A_MODEL_ID = "\0type-a-model-id"
+ModelChoices = list[tuple[Text, str]]
+
 
 class ConfigPane(VerticalScroll):
     DEFAULT_CSS = """
@@ -39,6 +44,9 @@ class ConfigPane(VerticalScroll):
             self.provider_id = provider_id
             self.value = value
 
+    class ModelIdWanted(Message):
+        """The user chose to type a model id: the screen asks, then calls `model_id_typed`."""
+
     class BotKeyEdited(Message):
         def __init__(self, value: str) -> None:
             super().__init__()
@@ -47,6 +55,8 @@ class ConfigPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._bot: Bot | None = None
+        self._models: ModelChoices = []
+        self._model = ""  # the model chosen, to go back to if typing one is cancelled
 
     def compose(self) -> ComposeResult:
         yield Label("Bot name")
@@ -73,7 +83,7 @@ class ConfigPane(VerticalScroll):
     def provider(self) -> Provider:
         return get_provider(str(self.query_one("#bot-provider", Select).value))
 
-    def show(self, bot: Bot, models: list[tuple[str, str]], global_key: str, bot_key: str) -> None:
+    def show(self, bot: Bot, models: ModelChoices, global_key: str, bot_key: str) -> None:
         """Fill every field from saved state, without reporting the fills as edits."""
         self._bot = bot
         config = bot.config
@@ -89,14 +99,23 @@ class ConfigPane(VerticalScroll):
         self.query_one("#bot-key", KeyField).set_value(bot_key)
         self._warn("#bot-key-warning", bot_key)
 
-    def show_models(self, models: list[tuple[str, str]], current: str) -> None:
+    def show_models(self, models: ModelChoices, current: str) -> None:
         ids = [model_id for _label, model_id in models]
         if current and current not in ids:
-            models = [*models, (current, current)]
+            models = [*models, (Text(current), current)]
+        self._models, self._model = models, current
         select = self.query_one("#bot-model", Select)
         with self.prevent(Select.Changed):
-            select.set_options(models)
+            select.set_options(
+                [*models, (Text("✎ Type a model id…", style="italic"), TYPE_A_MODEL_ID)]
+            )
             select.value = current if current else Select.BLANK
+
+    def model_id_typed(self, model_id: str | None) -> None:
+        """Use the model id the user typed; None (cancelled) keeps the model as it was."""
+        self.show_models(self._models, model_id or self._model)
+        if model_id:
+            self._report()
 
     def show_global_key(self, value: str) -> None:
         self.query_one("#global-key-label", Label).update(
@@ -150,6 +169,11 @@ class ConfigPane(VerticalScroll):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        if event.value == TYPE_A_MODEL_ID:
+            self.post_message(self.ModelIdWanted())
+            return
+        if event.select.id == "bot-model" and event.value != Select.BLANK:
+            self._model = str(event.value)
         self._report()
 
     def on_key_field_changed(self, event: KeyField.Changed) -> None:

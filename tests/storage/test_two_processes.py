@@ -17,18 +17,13 @@ from byok_tui.paths import app_paths
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.pilot import CLOSED_PORT
-from tests.support.provider_server import Reply, Seen, provider_server, sse
+from tests.support.provider_server import Reply, Seen, openai_answer, provider_server
 
 KEY = "sk-proj-" + "T" * 60
 
 
 def answer(_request: Seen) -> Reply:
-    return Reply(
-        steps=sse(
-            {"choices": [{"index": 0, "delta": {"content": "noted"}, "finish_reason": "stop"}]},
-            done=True,
-        )
-    )
+    return openai_answer("noted")
 
 
 class AppProcess:

@@ -131,3 +131,13 @@ def provider_server(
     finally:
         server.shutdown()
         server.server_close()
+
+
+def openai_answer(text: str) -> Reply:
+    """A whole OpenAI-compatible streamed answer: `text` in one piece, then the stop."""
+    return Reply(
+        steps=sse(
+            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]},
+            done=True,
+        )
+    )
