@@ -27,10 +27,19 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
+from byok_tui.redaction import redact_keys
 from byok_tui.storage.store import Bot, BotConfig, Conversation, Message, Store
 
 FLUSH_SECONDS = 1.0
+TITLE_LENGTH = 60
 log = logging.getLogger(__name__)
+
+
+def title_for(first_message: str | None) -> str:
+    """A new conversation's title: its first message on one line, any key in it replaced
+    before it is shortened (a cut key would no longer be recognised, and leak in part)."""
+    line = redact_keys(" ".join((first_message or "").split())) or "New chat"
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)

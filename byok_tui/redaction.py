@@ -139,6 +139,15 @@ def redact_known_secrets(text: str) -> str:
     return _REDACTOR.redact_known(text)
 
 
+def redact_keys(text: str) -> str:
+    """`text` with every remembered key and anything shaped like a provider's key replaced,
+    and nothing else changed: for text derived from what the user wrote (titles) and for
+    exports, which may hold a key deleted from the store since, or never stored."""
+    text = _REDACTOR.redact_known(text)
+    shape = _shape_pattern()
+    return shape.sub(REDACTED, text) if shape is not None else text
+
+
 def secrets_in(text: str) -> list[str]:
     """What in `text` looks like a key, in words (never the key): for holding a prompt that
     would send one of the user's keys, or anything shaped like a provider's key, to a model."""

@@ -129,12 +129,8 @@ def _client(services: Services, timeout: float | None) -> Any:
     )
 
 
-def _title(prompt: str) -> str:
-    first = " ".join(prompt.split())
-    return first[:60] + ("…" if len(first) > 60 else "")
-
-
 def _ask(args: argparse.Namespace) -> int:
+    from byok_tui.conversation import title_for
     from byok_tui.services import default_bot, open_store
     from byok_tui.storage.store import BotConfig
 
@@ -168,7 +164,7 @@ def _ask(args: argparse.Namespace) -> int:
             f"the prompt contains {' and '.join(found)}; nothing was sent",
             remedy="Remove it, or pass --allow-secrets to send it anyway.",
         )
-    conversation = store.create_conversation(bot.id, _title(prompt))
+    conversation = store.create_conversation(bot.id, title_for(prompt))
     try:
         return asyncio.run(_stream(services, store, bot, conversation, prompt, config, args))
     except KeyboardInterrupt:

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from byok_tui.conversation import ReplyStarted
+from byok_tui.conversation import ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import (
@@ -170,7 +170,7 @@ class ChatSending(Screen[None]):
         bot = await asyncio.to_thread(context.store.bot, self.state.bot.id)
         conversation = self.state.conversation
         if conversation is None:
-            title = " ".join((text or "New chat").split())[:60]
+            title = title_for(text)
             conversation = await asyncio.to_thread(context.store.create_conversation, bot.id, title)
             self.post_message(ConversationStarted(conversation))
         stopped = False

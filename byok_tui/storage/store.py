@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import normalize_key
-from byok_tui.redaction import redact, redact_known_secrets, remember_secret
+from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.storage.db import connect
 
 # A reply is 'partial' from its first byte until it completes, so that a process killed
@@ -263,7 +263,7 @@ class Store:
             cursor = db.execute(
                 "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (str(uuid.uuid4()), bot_id, title, now, now),
+                (str(uuid.uuid4()), bot_id, redact_keys(title), now, now),
             )
         return self.conversation(int(cursor.lastrowid or 0))
 
@@ -271,7 +271,7 @@ class Store:
         with self.transaction() as db:
             db.execute(
                 "UPDATE conversations SET title = ?, updated = ? WHERE id = ?",
-                (title, time.time(), conversation_id),
+                (redact_keys(title), time.time(), conversation_id),
             )
 
     def delete_conversation(self, conversation_id: int) -> None:

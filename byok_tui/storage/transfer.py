@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from byok_tui.redaction import redact_known_secrets, remember_secret
+from byok_tui.redaction import redact_keys, remember_secret
 from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
 from byok_tui.storage.store import Store, insert_bot
 
@@ -45,7 +45,7 @@ class ExportFormatError(BotInputError):
 
 def _scrub(value: Any) -> Any:
     if isinstance(value, str):
-        return redact_known_secrets(value)
+        return redact_keys(value)
     if isinstance(value, dict):
         return {k: _scrub(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -213,7 +213,7 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
                 cursor = db.execute(
                     "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (conv_uuid, bot_ids[bot_uuid], title, created, updated),
+                    (conv_uuid, bot_ids[bot_uuid], redact_keys(title), created, updated),
                 )
                 conversation_id = int(cursor.lastrowid or 0)
                 added[1] += 1

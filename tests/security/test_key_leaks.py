@@ -219,3 +219,67 @@ async def test_an_error_that_echoes_the_key_is_neither_shown_nor_stored() -> Non
     for path in (database, Path(f"{database}-wal")):
         if path.exists():
             assert odd.encode() not in path.read_bytes()
+
+
+def database_bytes() -> bytes:
+    database = app_paths().data_dir / "byok-tui.sqlite3"
+    return b"".join(
+        path.read_bytes() for path in (database, Path(f"{database}-wal")) if path.exists()
+    )
+
+
+async def test_a_key_in_a_first_message_is_not_kept_as_its_conversations_title() -> None:
+    from textual.widgets import OptionList
+
+    from byok_tui.screens.dialogs import ConfirmDialog
+
+    key = FAKE_KEYS["openai"]
+    run_cli("keys", "set", "openai", stdin=key)
+    with provider_server() as server:
+        server.reply_with(done())
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, f"{key} is my key")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.click("#yes")  # Send anyway
+            await wait_for(pilot, lambda: replies(app) == ["ok"])
+            await settle(pilot)
+            titles = app.screen.query_one("#conversations", OptionList)
+            shown = " ".join(
+                str(titles.get_option_at_index(i).prompt) for i in range(titles.option_count)
+            )
+            assert not any(key[i : i + 20] in shown for i in range(len(key) - 19))
+            assert "[REDACTED] is my key" in shown
+    assert key.encode() not in database_bytes()
+    exported = run_cli("export").stdout
+    assert key not in exported
+    assert "[REDACTED] is my key" in exported
+
+
+def test_a_key_in_an_asked_prompt_is_not_kept_as_its_title() -> None:
+    key = FAKE_KEYS["groq"]  # shaped like a key, but stored nowhere: only its shape tells
+    with provider_server() as server:
+        server.reply_with(done())
+        env = {
+            "BYOK_TUI_GROQ_BASE_URL": f"{server.base_url}/openai/v1",
+            "GROQ_API_KEY": "gsk_" + "e" * 52,
+        }
+        result = run_cli("ask", "-p", "groq", "--allow-secrets", f"use {key} please", env=env)
+        assert result.returncode == 0, result.stderr
+    store = open_store(open_services())
+    titles = [c.title for b in store.bots() for c in store.conversations(b.id)]
+    assert titles == ["use [REDACTED] please"]
+
+
+def test_the_export_removes_key_shaped_text_not_only_keys_stored_today() -> None:
+    """A key that was deleted from the key store (or never stored) still has a key's shape."""
+    gone = FAKE_KEYS["anthropic"]
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "about keys")
+    store.add_message(conversation.id, "user", f"my old key was {gone}")
+    store.close()
+    exported = run_cli("export").stdout
+    assert gone not in exported
+    assert "my old key was [REDACTED]" in exported

@@ -82,3 +82,15 @@ def test_errors_are_redacted_when_made() -> None:
     error = ByokError("the provider said: bad key my-own-odd-key-value")
     assert "my-own-odd-key-value" not in str(error)
     assert "my-own-odd-key-value" not in error.one_line()
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(before=SURROUNDINGS, key=shaped_keys(), after=SURROUNDINGS)
+def test_a_title_made_from_a_message_holds_no_piece_of_a_key(
+    before: str, key: str, after: str
+) -> None:
+    """Titles are cut to a line: the key is replaced first, so not even its start is kept."""
+    from byok_tui.conversation import title_for
+
+    title = title_for(f"{before} {key} {after}")
+    assert not any(key[i : i + 12] in title for i in range(len(key) - 11)), title
