@@ -159,7 +159,8 @@ def secrets_in(text: str) -> list[str]:
         found.append("one of your API keys")
     for provider in key_providers():
         if provider.key_pattern and re.search(provider.key_pattern, text):
-            found.append(f"something shaped like a {provider.display_name} key")
+            article = "an" if provider.display_name[:1].upper() in "AEIOU" else "a"
+            found.append(f"something shaped like {article} {provider.display_name} key")
     return found
 
 

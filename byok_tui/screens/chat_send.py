@@ -100,8 +100,14 @@ class ChatSending(Screen[None]):
 
         question = (
             f"Your message contains {' and '.join(found)}. It would be sent to the model's "
-            "provider and kept in its logs. Send it anyway?"
+            "provider and kept in its logs."
         )
+        if "one of your API keys" in found:
+            question += (
+                " byok-tui stores it with your key replaced by [REDACTED], and later "
+                "messages in this conversation send it that way."
+            )
+        question += " Send it anyway?"
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def _send_new(self, text: str) -> None:

@@ -1,4 +1,7 @@
-"""Small modal dialogs: ask for a line of text, or confirm something irreversible."""
+"""Small modal dialogs: ask for a line of text, or confirm something irreversible.
+
+Their text may hold outside text (a conversation's title), so it is never parsed as markup.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ class TextDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title)
+            yield Label(self._title, markup=False)
             yield Input(self._value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -38,6 +41,7 @@ class ConfirmDialog(ModalScreen[bool]):
     ConfirmDialog { align: center middle; }
     ConfirmDialog > Vertical { width: 60; height: auto; padding: 1 2; background: $panel;
                                border: round $error; }
+    ConfirmDialog Label { width: 100%; }  /* wraps: a question is never cut */
     ConfirmDialog Horizontal { height: auto; margin-top: 1; }
     ConfirmDialog Button { margin-right: 2; }
     """
@@ -50,7 +54,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._question)
+            yield Label(self._question, markup=False)
             with Horizontal():
                 yield Button(self._yes, variant="error", id="yes")
                 yield Button("Cancel", id="no")

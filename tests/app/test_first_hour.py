@@ -1,0 +1,98 @@
+"""What a new user meets in the first hour: Settings and back, dialogs that say it all, the
+local runtime without a key field, the first key choosing the provider."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from byok_tui.screens.settings import SettingsScreen
+from byok_tui.widgets.key_field import KeyField
+from tests.support.keys import FAKE_KEYS
+from tests.support.pilot import chat, make_app, settle, type_into, wait_for
+
+
+def provider_row(app, provider_id: str) -> str:  # type: ignore[no-untyped-def]
+    providers = chat(app).query_one("#providers", OptionList)
+    option = providers.get_option(f"provider:{provider_id}")
+    return str(option.prompt)
+
+
+async def test_after_settings_the_title_and_the_sidebar_show_the_key_just_added() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert "no key" in provider_row(app, "openai")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        assert app.sub_title == "Settings"
+        field = app.screen.query_one("#row-openai KeyField", KeyField)
+        await type_into(pilot, field, FAKE_KEYS["openai"])
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.sub_title != "Settings"
+        assert "key set" in provider_row(app, "openai")
+
+
+async def test_a_confirmation_shows_its_whole_question_in_good_english() -> None:
+    from textual.widgets import Label
+
+    from byok_tui.screens.dialogs import ConfirmDialog
+    from tests.support.pilot import send
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await send(pilot, f"is {FAKE_KEYS['openai']} right?")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()
+        question = app.screen.query_one(Label)
+        text = str(question.render())
+        assert "something shaped like an OpenAI key" in text
+        assert text.rstrip().endswith("Send it anyway?")
+        # Every word of it is on screen: wrapped inside the dialog, not cut at its edge.
+        box = question.parent
+        assert box is not None
+        assert question.region.right <= box.content_region.right
+        assert question.region.height > 1
+
+
+async def test_sending_one_of_your_keys_anyway_says_how_it_is_kept_and_sent_later() -> None:
+    from textual.widgets import Label
+
+    from byok_tui.keys import entry_name, open_key_store
+    from byok_tui.paths import app_paths
+    from byok_tui.screens.dialogs import ConfirmDialog
+    from tests.support.pilot import send
+
+    odd = "my-own-gateway-key-0123456789"  # one of the user's keys, of no known shape
+    open_key_store(app_paths()).set(entry_name("openai"), odd)
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await send(pilot, f"why does {odd} fail?")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        question = str(app.screen.query_one(Label).render())
+        assert "one of your API keys" in question
+        assert "replaced by [REDACTED]" in question
+        assert "later messages in this conversation send it that way" in question
+
+
+async def test_a_title_in_a_dialog_is_shown_as_text_never_run() -> None:
+    from textual.widgets import Label
+
+    from byok_tui.screens.dialogs import ConfirmDialog
+    from byok_tui.services import open_services, open_store
+
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    store.create_conversation(bot.id, "[@click=app.quit]Quit[/] [b]bold[/b]")
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        question = app.screen.query_one(Label)
+        assert "[@click=app.quit]Quit[/] [b]bold[/b]" in str(question.render())
+        await pilot.click(question)
+        await pilot.pause()
+        assert app.is_running
