@@ -3,6 +3,7 @@ local runtime without a key field, the first key choosing the provider."""
 
 from __future__ import annotations
 
+from textual.widget import Widget
 from textual.widgets import OptionList
 
 from byok_tui.screens.settings import SettingsScreen
@@ -51,7 +52,7 @@ async def test_a_confirmation_shows_its_whole_question_in_good_english() -> None
         assert text.rstrip().endswith("Send it anyway?")
         # Every word of it is on screen: wrapped inside the dialog, not cut at its edge.
         box = question.parent
-        assert box is not None
+        assert isinstance(box, Widget)
         assert question.region.right <= box.content_region.right
         assert question.region.height > 1
 
