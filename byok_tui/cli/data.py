@@ -125,17 +125,16 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _list(_args: argparse.Namespace) -> int:
+    from byok_tui.providers.registry import get_provider
+
     _services, store = _open()
     rows = [("BOT", "PROVIDER", "MODEL", "KEY")]
     for bot in store.bots():
-        rows.append(
-            (
-                bot.name,
-                bot.config.provider,
-                bot.config.model,
-                "per-bot key" if bot.has_key else "global",
-            )
-        )
+        if not get_provider(bot.config.provider).needs_key:
+            key = "local runtime"
+        else:
+            key = "per-bot key" if bot.has_key else "global"
+        rows.append((bot.name, bot.config.provider, bot.config.model, key))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for row in rows:
         print("  ".join([*(row[i].ljust(widths[i]) for i in range(3)), row[3]]))
@@ -160,9 +159,16 @@ def _add(args: argparse.Namespace) -> int:
 
 def _key(args: argparse.Namespace) -> int:
     from byok_tui.cli.keys import read_key
+    from byok_tui.providers.registry import get_provider
 
     _services, store = _open()
     bot = store.bot(args.name)
+    provider = get_provider(bot.config.provider)
+    if not provider.needs_key and not args.clear:
+        raise ByokError(
+            f"{bot.name!r} uses {provider.display_name}, a local runtime that takes no key",
+            remedy="Nothing to store: byok-tui talks to it without one.",
+        )
     if args.clear:
         store.set_bot_key(bot.id, None)
         print(f"Cleared the per-bot key of {bot.name!r}: it uses the global key again.")

@@ -279,6 +279,8 @@ class ChatScreen(ChatSending):
             self.app.push_screen(dialog, pane.model_id_typed)
 
     def on_config_pane_global_key_edited(self, message: ConfigPane.GlobalKeyEdited) -> None:
+        if not get_provider(message.provider_id).needs_key:
+            return  # a local runtime has no key entry
         keys, entry, value = (
             self.context.services.store,
             entry_name(message.provider_id),
@@ -292,7 +294,7 @@ class ChatScreen(ChatSending):
         self._refresh_key_in_use()
 
     def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
-        if self.state is None:
+        if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
             return
         bot_id, store, value = self.state.bot.id, self.context.store, message.value
         self.context.writer.submit(f"bot-key:{bot_id}", lambda: store.set_bot_key(bot_id, value))

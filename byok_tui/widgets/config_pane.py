@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, TextArea
 
@@ -28,8 +28,11 @@ class ConfigPane(VerticalScroll):
     ConfigPane { width: 42; border-left: vkey $foreground 20%; padding: 0 1; }
     ConfigPane > Label { margin-top: 1; color: $text-muted; }
     ConfigPane > #bot-system { height: 6; }
-    ConfigPane > .warning { color: $warning; display: none; }
-    ConfigPane > .warning.shown { display: block; }
+    ConfigPane #keys { height: auto; }
+    ConfigPane #keys > Label { margin-top: 1; color: $text-muted; }
+    ConfigPane.keyless #keys { display: none; }  /* a local runtime takes no key */
+    ConfigPane .warning { color: $warning; display: none; }
+    ConfigPane .warning.shown { display: block; }
     ConfigPane > #key-in-use { margin-top: 1; text-style: bold; }
     """
 
@@ -71,12 +74,13 @@ class ConfigPane(VerticalScroll):
         yield TextArea(id="bot-system", soft_wrap=True, tab_behavior="focus")
         yield Label("Temperature (empty: the model's default)")
         yield Input(id="bot-temperature", placeholder="e.g. 0.7")
-        yield Label("API Key", id="global-key-label")
-        yield KeyField(placeholder="paste the provider's key", id="global-key")
-        yield Static(id="global-key-warning", classes="warning")
-        yield Label("Per-Bot API Key (overrides the API Key for this bot only)")
-        yield KeyField(placeholder="empty: use the API Key above", id="bot-key")
-        yield Static(id="bot-key-warning", classes="warning")
+        with Vertical(id="keys"):
+            yield Label("API Key", id="global-key-label")
+            yield KeyField(placeholder="paste the provider's key", id="global-key")
+            yield Static(id="global-key-warning", classes="warning")
+            yield Label("Per-Bot API Key (overrides the API Key for this bot only)")
+            yield KeyField(placeholder="empty: use the API Key above", id="bot-key")
+            yield Static(id="bot-key-warning", classes="warning")
         yield Static(id="key-in-use")
 
     @property
@@ -87,6 +91,7 @@ class ConfigPane(VerticalScroll):
         """Fill every field from saved state, without reporting the fills as edits."""
         self._bot = bot
         config = bot.config
+        self.set_class(not get_provider(config.provider).needs_key, "keyless")
         with self.prevent(Input.Changed, Select.Changed, TextArea.Changed, KeyField.Changed):
             self.query_one("#bot-name", Input).value = config.name
             self.query_one("#bot-provider", Select).value = config.provider

@@ -97,3 +97,26 @@ async def test_a_title_in_a_dialog_is_shown_as_text_never_run() -> None:
         await pilot.click(question)
         await pilot.pause()
         assert app.is_running
+
+
+async def test_the_local_runtime_has_no_key_field_and_no_key_entry() -> None:
+    from byok_tui.keys import open_key_store
+    from byok_tui.paths import app_paths
+    from byok_tui.services import open_services, open_store
+    from byok_tui.widgets.config_pane import ConfigPane
+
+    store = open_store(open_services())
+    store.default_bot("ollama", "llama3.2")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        pane = chat(app).query_one(ConfigPane)
+        assert not any(field.display and field.region.height for field in pane.query(KeyField))
+        assert "local runtime, no key" in str(pane.query_one("#key-in-use").render())
+        # Even a field reached anyway (it is hidden) stores nothing for the local runtime.
+        for field in pane.query(KeyField):
+            await type_into(pilot, field, "typed-into-a-hidden-field-123")
+        await settle(pilot)
+        chat(app).context.writer.wait_idle()
+    assert open_key_store(app_paths()).get("app-apikey-ollama") is None
+    assert not store.bots()[0].has_key

@@ -68,3 +68,13 @@ def test_an_unknown_bot_is_a_clear_error() -> None:
     assert result.returncode == 2
     assert "no bot named 'Nobody'" in result.stderr
     assert "bot list" in result.stderr
+
+
+def test_a_local_runtime_bot_takes_no_per_bot_key_and_says_so() -> None:
+    assert run_cli("bot", "add", "Local", "-p", "ollama").returncode == 0
+    refused = run_cli("bot", "key", "Local", stdin="some-key-value-123456\n")
+    assert refused.returncode == 2
+    assert "takes no key" in refused.stderr
+    listed = run_cli("bot", "list").stdout
+    row = next(line for line in listed.splitlines() if line.startswith("Local"))
+    assert row.split()[-2:] == ["local", "runtime"]
