@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 import traceback
 import uuid
@@ -21,8 +22,19 @@ log = logging.getLogger(__name__)
 
 
 def crash_report(error: BaseException) -> str:
-    """The redacted traceback of `error`, without local variables."""
-    return redact("".join(traceback.format_exception(error)))
+    """The redacted traceback of `error`, without local variables.
+
+    A worker's failure reaches the app as Textual's WorkerFailed, created in another thread
+    and never raised: it has no traceback of its own. The report shows the traceback of the
+    error it carries, with the files and lines that raised it.
+    """
+    parts = traceback.format_exception(error)
+    worker = sys.modules.get("textual.worker")  # not loaded: it cannot be a WorkerFailed
+    if worker is not None and isinstance(error, worker.WorkerFailed):
+        inner: BaseException = error.error
+        parts = [*traceback.format_exception(inner), "\nraised in a worker, reported as:\n"]
+        parts.append(f"{type(error).__name__}: {error}\n")
+    return redact("".join(parts))
 
 
 def save_crash_report(report: str, crash_dir: Path) -> Path | None:

@@ -42,6 +42,27 @@ def test_an_app_crash_prints_a_redacted_report_without_locals_and_exits_1() -> N
     assert GOOGLE_KEY not in report
 
 
+def test_a_crash_in_a_worker_keeps_its_traceback_with_files_and_lines() -> None:
+    assert run_cli("keys", "set", "google", stdin=GOOGLE_KEY).returncode == 0
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.support.crashing_app", "worker"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+        check=False,
+    )
+    assert result.returncode == 1
+    report = next(app_paths().crash_dir.glob("crash-*.txt")).read_text()
+    for shown in (result.stderr, report):
+        assert "Traceback (most recent call last)" in shown
+        assert 'crashing_app.py", line' in shown  # the file and line that raised
+        assert "in read_a_malformed_database" in shown
+        assert "in _load" in shown  # the app's own worker, down to the failing frame
+        assert "DatabaseError: database disk image is malformed" in shown
+        assert GOOGLE_KEY not in shown
+
+
 def test_the_crash_report_text_is_redacted() -> None:
     remember_secret(GOOGLE_KEY)
     try:

@@ -1,10 +1,13 @@
 """Runs byok-tui's app headless with a screen that crashes while a key sits in its locals.
 
-Used by the crash-report tests as a real process: `python -m tests.support.crashing_app`.
+Used by the crash-report tests as a real process: `python -m tests.support.crashing_app`,
+or `… crashing_app worker` for the real app whose first state read, in a thread worker,
+meets a damaged database (Textual reports it as WorkerFailed, with no traceback of its own).
 """
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 from textual.screen import Screen
@@ -30,10 +33,21 @@ class CrashingApp(ByokApp):
         self.push_screen(ExplodingScreen())
 
 
+def read_a_malformed_database(*_args: object, **_kwargs: object) -> None:
+    """What the chat screen's state read (a thread worker) meets in a damaged database."""
+    key = resolve_key(get_provider("google"), open_key_store(app_paths()))
+    raise sqlite3.DatabaseError(f"database disk image is malformed near {key.value}")
+
+
 def main() -> int:
     configure_logging(None, stderr_warnings=False)
     app = build_app()
-    app.__class__ = CrashingApp
+    if sys.argv[1:] == ["worker"]:
+        import byok_tui.screens.chat
+
+        byok_tui.screens.chat.read_state = read_a_malformed_database  # type: ignore[assignment]
+    else:
+        app.__class__ = CrashingApp
     return run_until_exit(app, headless=True)
 
 
