@@ -45,7 +45,8 @@ def main() -> int:
     if sys.argv[1:] == ["worker"]:
         import byok_tui.screens.chat
 
-        byok_tui.screens.chat.read_state = read_a_malformed_database  # type: ignore[assignment]
+        # The chat screen's own name for it (imported from chat_state).
+        setattr(byok_tui.screens.chat, "read_state", read_a_malformed_database)  # noqa: B010
     else:
         app.__class__ = CrashingApp
     return run_until_exit(app, headless=True)
