@@ -143,8 +143,9 @@ def test_settings_with_some_keys_set(snap_compare: Any) -> None:
 
 def test_config_pane_with_a_per_bot_key_and_a_mismatch_warning(snap_compare: Any) -> None:
     """The config pane with a per-bot key set (masked): the line says the next message uses
-    the per-bot key (first and last four characters only); the global field holds a Groq-shaped
-    key under OpenAI, so the mismatch warning shows."""
+    the per-bot key (first and last four characters only), at the foot of the pane, in view
+    without scrolling; the global field holds a Groq-shaped key under OpenAI, so the mismatch
+    warning shows; every label is whole (wrapped, not cut)."""
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["groq"])
     data = store()
     bot = data.default_bot("openai", "gpt-5.4-mini")

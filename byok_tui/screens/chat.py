@@ -42,6 +42,9 @@ from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import Transcript
 
+# Columns the conversation keeps: side panes that would leave it less float over it.
+MIN_CONVERSATION_WIDTH = 48
+
 
 class ChatScreen(ChatSending):
     CSS_PATH = "chat.tcss"
@@ -99,6 +102,7 @@ class ChatScreen(ChatSending):
         pane.display = self._shown_by_user.get("#config", self.size.width >= NARROW)
         await self.query_one("#body").mount(pane)
         self._mounted_pane = pane  # only now are its fields composed and safe to fill
+        self._place_panes()
         if self.state is not None:
             self._fill_config_pane(pane, self.state)
 
@@ -343,12 +347,32 @@ class ChatScreen(ChatSending):
         shown = not widget.display
         self._shown_by_user[selector] = shown
         widget.display = shown
+        self._place_panes(keep=selector if shown else None)
 
     def on_resize(self, event: Resize) -> None:
         for selector, limit in (("#config", NARROW), ("#sidebar", TINY)):
             if selector not in self._shown_by_user:
                 for widget in self.query(selector):
                     widget.display = event.size.width >= limit
+        self._place_panes()
+
+    def _place_panes(self, keep: str | None = None) -> None:
+        """Beside the conversation while it keeps MIN_CONVERSATION_WIDTH columns; else one
+        pane floats over it, and the other one (not the one just asked for) closes."""
+        shown = [pane for pane in self.query("#sidebar, #config") if pane.display]
+
+        def room() -> int:
+            widths = (int(pane.styles.width.value) for pane in shown if pane.styles.width)
+            return self.size.width - sum(widths)
+
+        if len(shown) == 2 and room() < MIN_CONVERSATION_WIDTH:
+            closing = next(pane for pane in shown if f"#{pane.id}" != (keep or "#config"))
+            closing.display = False
+            self._shown_by_user[f"#{closing.id}"] = False
+            shown.remove(closing)
+        floating = room() < MIN_CONVERSATION_WIDTH
+        for pane in shown:
+            pane.set_class(floating, "floating")
 
     def action_copy_message(self) -> None:
         text = self.query_one(Transcript).text_to_copy()

@@ -339,16 +339,14 @@ class ChatSending(Screen[None]):
             return
         if self._retry_at > now:
             seconds = int(self._retry_at - now) + 1
-            activity.update(
-                Text(f"⏳ Rate limited: retrying in {seconds} s (Esc cancels)"), layout=False
-            )
+            line = f"⏳ Rate limited · retry in {seconds} s · Esc cancels"
+            activity.update(Text(line), layout=False)
             activity.set_class(True, "busy")
             return
         if self._wait_until > now:
             seconds = int(self._wait_until - now) + 1
-            activity.update(
-                Text(f"⏳ Waiting {seconds} s for the rate limit… (Esc stops)"), layout=False
-            )
+            line = f"⏳ Rate limit: sending in {seconds} s · Esc stops"
+            activity.update(Text(line), layout=False)
         elif self._busy:
             dots = "." * (1 + int((now - self._activity_started) * 2) % 3)
             doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"

@@ -26,6 +26,7 @@ ModelChoices = list[tuple[Text, str]]
 class ConfigPane(VerticalScroll):
     DEFAULT_CSS = """
     ConfigPane { width: 42; border-left: vkey $foreground 20%; padding: 0 1; }
+    ConfigPane Label { width: 100%; }  /* wraps in a narrow pane, never cut */
     ConfigPane > Label { margin-top: 1; color: $text-muted; }
     ConfigPane > #bot-system { height: 6; }
     ConfigPane #keys { height: auto; }
@@ -33,7 +34,11 @@ class ConfigPane(VerticalScroll):
     ConfigPane.keyless #keys { display: none; }  /* a local runtime takes no key */
     ConfigPane .warning { color: $warning; display: none; }
     ConfigPane .warning.shown { display: block; }
-    ConfigPane > #key-in-use { margin-top: 1; text-style: bold; }
+    /* Always in view, however far the pane is scrolled: which key the next message uses. */
+    ConfigPane > #key-in-use {
+        dock: bottom; padding: 0 1; text-style: bold;
+        background: $panel; border-top: hkey $foreground 20%;
+    }
     """
 
     class ConfigEdited(Message):
@@ -72,14 +77,14 @@ class ConfigPane(VerticalScroll):
         yield Select([], id="bot-model", allow_blank=True, prompt="choose a model")
         yield Label("System prompt")
         yield TextArea(id="bot-system", soft_wrap=True, tab_behavior="focus")
-        yield Label("Temperature (empty: the model's default)")
+        yield Label("Temperature (empty: model's default)")
         yield Input(id="bot-temperature", placeholder="e.g. 0.7")
         with Vertical(id="keys"):
             yield Label("API Key", id="global-key-label")
-            yield KeyField(placeholder="paste the provider's key", id="global-key")
+            yield KeyField(placeholder="paste the key here", id="global-key")
             yield Static(id="global-key-warning", classes="warning")
-            yield Label("Per-Bot API Key (overrides the API Key for this bot only)")
-            yield KeyField(placeholder="empty: use the API Key above", id="bot-key")
+            yield Label("Per-Bot API Key (this bot only, instead of the API Key)")
+            yield KeyField(placeholder="empty: the key above", id="bot-key")
             yield Static(id="bot-key-warning", classes="warning")
         yield Static(id="key-in-use")
 

@@ -179,7 +179,7 @@ async def test_a_429_counts_down_then_retries_by_itself() -> None:
             await wait_for(
                 pilot,
                 lambda: (
-                    "Rate limited: retrying in" in str(app.screen.query_one("#activity").render())
+                    "Rate limited · retry in" in str(app.screen.query_one("#activity").render())
                 ),
             )
             assert "Rate limit reached" in error_texts(app)[0]

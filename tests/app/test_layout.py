@@ -1,0 +1,86 @@
+"""The chat screen at any size: the transcript and composer are never squeezed out by the side
+panes, no label is cut, and the line that says which key answers stays in view."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from textual.widgets import Input, Label, Static
+
+from byok_tui.widgets.composer import Composer
+from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.transcript import Transcript
+from tests.support.pilot import chat, make_app, settle
+
+USABLE_TRANSCRIPT = 40  # columns: narrower, and replies wrap every few words
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_both_panes_shown_never_squeeze_out_the_chat(size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in ("ctrl+b", "ctrl+o"):
+            await pilot.press(key)
+            await pilot.pause()
+            screen = chat(app)
+            transcript, composer = screen.query_one(Transcript), screen.query_one(Composer)
+            assert transcript.region.width >= min(USABLE_TRANSCRIPT, size[0] - 4), key
+            assert composer.region.width >= min(USABLE_TRANSCRIPT, size[0] - 4), key
+            assert composer.region.height > 0 and transcript.region.height > 0, key
+        # The pane just asked for is on screen; at most one pane covers the conversation.
+        pane = chat(app).query_one(ConfigPane)
+        assert pane.display and pane.region.width > 0
+        floating = [p for p in chat(app).query(".floating") if p.display]
+        assert len(floating) <= 1
+        if floating:
+            assert not chat(app).query_one("#sidebar").display
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert not pane.display
+
+
+async def test_at_full_size_the_panes_sit_beside_the_chat_not_over_it() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = chat(app)
+        sidebar, pane = screen.query_one("#sidebar"), screen.query_one(ConfigPane)
+        transcript = screen.query_one(Transcript)
+        assert sidebar.region.right <= transcript.region.x
+        assert transcript.region.right <= pane.region.x
+
+
+async def test_at_120_by_40_no_label_of_the_config_pane_is_cut() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = chat(app).query_one(ConfigPane)
+        for label in pane.query(Label):
+            text = str(label.render())
+            room = label.content_region.width * label.content_region.height
+            assert len(text) <= room, f"cut: {text!r}"
+            assert label.region.right <= pane.content_region.right, f"cut: {text!r}"
+        for field in pane.query(Input):
+            assert len(field.placeholder) <= field.content_region.width, field.placeholder
+        # The line saying which key the next message uses is in view without scrolling.
+        line = pane.query_one("#key-in-use", Static)
+        assert line.region.height > 0
+        assert pane.region.contains_region(line.region)
+        assert "Next message:" in str(line.render())
+
+
+async def test_at_120_by_40_the_activity_line_is_never_cut() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = chat(app)
+        activity = screen.query_one("#activity", Static)
+        now = time.monotonic()
+        for retry_at, wait_until in ((now + 88, 0.0), (0.0, now + 58)):
+            screen._retry_at, screen._wait_until = retry_at, wait_until
+            screen._tick_activity()
+            text = str(activity.render())
+            assert text and len(text) <= activity.content_region.width, f"cut: {text!r}"
+        screen._retry_at = screen._wait_until = 0.0
