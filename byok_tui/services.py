@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from byok_tui.config import Config, load_config
@@ -83,6 +83,25 @@ def known_keys(services: Services) -> list[str]:
 def default_bot(services: Services, store: Store) -> Bot:
     provider = starting_provider(services)
     return store.default_bot(provider.id, provider.default_model)
+
+
+def follow_first_key(services: Services, store: Store, bot: Bot) -> Bot:
+    """The Default bot, while no conversation has used it, follows the keys: if its provider
+    has no usable key and another provider now has one, it moves there (with that provider's
+    default model). Any other bot, or one in use, stays as the user set it."""
+    from byok_tui.providers.registry import get_provider, key_providers
+    from byok_tui.storage.store import DEFAULT_BOT_NAME
+
+    if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.conversations(bot.id):
+        return bot
+    own = get_provider(bot.config.provider)
+    if not own.needs_key or first_usable_provider(services, [own]) is not None:
+        return bot
+    found = first_usable_provider(services, key_providers())
+    if found is None:
+        return bot
+    config = replace(bot.config, provider=found.id, model=found.default_model)
+    return store.update_bot(bot.id, config)
 
 
 @dataclass

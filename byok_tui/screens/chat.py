@@ -14,8 +14,8 @@ import importlib
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.containers import Horizontal, Vertical
-from textual.events import Resize
-from textual.widgets import Button, Footer, Header, Static
+from textual.events import Key, Resize
+from textual.widgets import Button, Footer, Header, Input, Static, TextArea
 
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.errors import ByokError
@@ -26,6 +26,7 @@ from byok_tui.providers.registry import get_provider
 from byok_tui.redaction import redact_known_secrets
 from byok_tui.screens.chat_messages import (
     ChatState,
+    KeyInUse,
     LocalRuntimeChecked,
     StateLoaded,
     StateLoadFailed,
@@ -40,7 +41,7 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.sidebar import Sidebar
-from byok_tui.widgets.transcript import Transcript
+from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
 
 # Columns the conversation keeps: side panes that would leave it less float over it.
 MIN_CONVERSATION_WIDTH = 48
@@ -65,6 +66,7 @@ class ChatScreen(ChatSending):
         self._wanted: tuple[int | None, int | None] = (None, None)
         self._transcript_due = True  # being opened: the next read shows its transcript
         self._load_generation = 0  # reads started; only the newest one is shown
+        self._last_opened: tuple[int, int | None] | None = None  # as saved for the next start
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -111,7 +113,7 @@ class ChatScreen(ChatSending):
 
     def _fill_config_pane(self, pane: ConfigPane, state: ChatState) -> None:
         pane.show(state.bot, state.models, state.global_key, state.bot_key)
-        pane.show_key_in_use(state.key_in_use)
+        pane.show_key_in_use(state.key_in_use.line)
 
     # Loading -------------------------------------------------------------------------------
 
@@ -181,8 +183,10 @@ class ChatScreen(ChatSending):
         sidebar.show_conversations(
             state.conversations, state.conversation.id if state.conversation else None
         )
+        transcript = self.query_one(Transcript)
+        transcript.set_empty_hint(self._empty_hint(state.key_in_use))
         if message.transcript:
-            self.query_one(Transcript).show_messages(state.messages)
+            transcript.show_messages(state.messages)
             self._transcript_due = False
         pane = self._config_pane()
         if pane is not None:  # else it is filled from self.state when it mounts
@@ -190,10 +194,33 @@ class ChatScreen(ChatSending):
         self._show_title()
         if state.overview.error is not None:
             self.notify(state.overview.error.one_line(), severity="error", timeout=15)
+        if state.moved_to is not None:
+            provider = get_provider(state.moved_to).display_name
+            self.notify(f"The Default bot now uses {provider}, the provider of the key you added.")
         if state.unsent and not self._unsent_saved:
             self._give_back_unsent(state.unsent)
+        self._remember_opened()
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
+
+    def _empty_hint(self, key: KeyInUse) -> str:
+        if key.found or self.state is None:
+            return EMPTY_HINT
+        return (
+            f"{key.line} yet. Press ctrl+s to add one in Settings, or paste it in the bot's "
+            "config pane (ctrl+o). Then type below and press Enter to send."
+        )
+
+    def _remember_opened(self) -> None:
+        """Save the bot and conversation on screen: the next start opens them again."""
+        if self.state is None:
+            return
+        conversation = self.state.conversation
+        opened = (self.state.bot.id, conversation.id if conversation else None)
+        if opened != self._last_opened:
+            self._last_opened = opened
+            store = self.context.store
+            self.context.writer.submit("last-opened", lambda: store.set_last_opened(*opened))
 
     def _give_back_unsent(self, text: str) -> None:
         """A message a killed process left unsent goes back to the composer, once."""
@@ -306,6 +333,7 @@ class ChatScreen(ChatSending):
 
     def _after_reply(self) -> None:
         self._refresh_key_in_use()  # the key may have been changed while the reply streamed
+        self._remember_opened()  # a conversation the reply's message started
 
     @work(thread=True, exclusive=True, group="key-in-use")
     def _refresh_key_in_use(self) -> None:
@@ -314,17 +342,18 @@ class ChatScreen(ChatSending):
             return
         try:
             bot = self.context.store.bot(self.state.bot.id)
-            line = key_in_use(self.context, bot)
+            key = key_in_use(self.context, bot)
         except ByokError as error:
-            line = error.one_line()
-        self.app.call_from_thread(self._show_key_in_use, line)
+            key = KeyInUse(error.one_line(), found=False)
+        self.app.call_from_thread(self._show_key_in_use, key)
 
-    def _show_key_in_use(self, line: str) -> None:
+    def _show_key_in_use(self, key: KeyInUse) -> None:
         if self.state is not None:
-            self.state.key_in_use = line  # what the pane shows if it mounts later
+            self.state.key_in_use = key  # what the pane shows if it mounts later
+        self.query_one(Transcript).set_empty_hint(self._empty_hint(key))
         pane = self._config_pane()
         if pane is not None:
-            pane.show_key_in_use(line)
+            pane.show_key_in_use(key.line)
 
     # Actions -------------------------------------------------------------------------------
 
@@ -335,6 +364,19 @@ class ChatScreen(ChatSending):
         self.query_one(Transcript).show_messages([])
         self.query_one(Sidebar).show_conversations(self.state.conversations, None)
         self.query_one(Composer).focus()
+
+    def on_key(self, event: Key) -> None:
+        """Text typed where it cannot go (a list, a message) goes to the composer."""
+        focused = self.focused
+        if not event.is_printable or isinstance(focused, Input | TextArea | Button):
+            return
+        if focused is None or any(
+            node.id in ("sidebar", "transcript") for node in focused.ancestors_with_self
+        ):
+            event.stop()
+            composer = self.query_one(Composer)
+            self.set_focus(composer)
+            composer.insert(event.character or "")
 
     def action_toggle_sidebar(self) -> None:
         self._toggle("#sidebar")

@@ -14,6 +14,14 @@ from byok_tui.storage.store import Bot, Conversation
 from byok_tui.storage.store import Message as StoredMessage
 
 
+@dataclass(frozen=True, slots=True)
+class KeyInUse:
+    """Which key the next message uses, in words (never the key), and whether there is one."""
+
+    line: str
+    found: bool
+
+
 @dataclass
 class ChatState:
     """Everything the screen shows, read in one go by a worker."""
@@ -27,8 +35,9 @@ class ChatState:
     models: list[tuple[Text, str]]
     global_key: str
     bot_key: str
-    key_in_use: str
+    key_in_use: KeyInUse
     unsent: str  # a message sent while a conversation was opening, left by a process killed
+    moved_to: str | None  # the provider the Default bot just moved to, following a new key
 
 
 class StateLoaded(Message):

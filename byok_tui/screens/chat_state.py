@@ -11,9 +11,9 @@ from byok_tui.keys import KeyStoreError, NoApiKeyError, entry_name, resolve_key
 from byok_tui.keys.overview import KeyOverview, key_overview
 from byok_tui.providers.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.screens.chat_messages import ChatState
-from byok_tui.services import AppContext, default_bot
-from byok_tui.storage.store import Bot
+from byok_tui.screens.chat_messages import ChatState, KeyInUse
+from byok_tui.services import AppContext, default_bot, follow_first_key
+from byok_tui.storage.store import Bot, NotFoundError
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -35,7 +35,7 @@ def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str
     return choices
 
 
-def key_in_use(context: AppContext, bot: Bot) -> str:
+def key_in_use(context: AppContext, bot: Bot) -> KeyInUse:
     provider = get_provider(bot.config.provider)
     try:
         resolved = resolve_key(
@@ -45,10 +45,22 @@ def key_in_use(context: AppContext, bot: Bot) -> str:
             environ=context.services.environ,
         )
     except NoApiKeyError:
-        return f"No API key for {provider.display_name}"
+        return KeyInUse(f"No API key for {provider.display_name}", found=False)
     except KeyStoreError as error:
-        return error.one_line()
-    return resolved.describe()
+        return KeyInUse(error.one_line(), found=False)
+    return KeyInUse(resolved.describe(), found=True)
+
+
+def _starting_bot(context: AppContext) -> tuple[Bot, int | None]:
+    """The bot (and conversation) last opened, else the default bot and its latest."""
+    store = context.store
+    bot_id, conversation_id = store.last_opened()
+    if bot_id is not None:
+        try:
+            return store.bot(bot_id), conversation_id
+        except NotFoundError:
+            pass  # removed since (from the shell, or another window)
+    return default_bot(context.services, store), None
 
 
 def read_state(
@@ -57,13 +69,22 @@ def read_state(
     conversation_id: int | None = None,
     overview: KeyOverview | None = None,
 ) -> ChatState:
-    """Everything the chat screen shows; `overview` when the keys were just read."""
+    """Everything the chat screen shows; `overview` when the keys were just read.
+
+    `bot_id` None: the bot last opened (at start-up), with the conversation last opened.
+    """
     store, services = context.store, context.services
-    bot = store.bot(bot_id) if bot_id is not None else default_bot(services, store)
+    if bot_id is None:
+        bot, conversation_id = _starting_bot(context)
+    else:
+        bot = store.bot(bot_id)
+    followed = follow_first_key(services, store, bot)
+    moved_to = followed.config.provider if followed.config != bot.config else None
+    bot = followed
     conversations = store.conversations(bot.id)
     conversation = next((c for c in conversations if c.id == conversation_id), None)
-    if conversation is None and conversation_id is None and conversations:
-        conversation = conversations[0]
+    if conversation is None and conversation_id != 0 and conversations:
+        conversation = conversations[0]  # the latest (also for one deleted since)
     global_key = ""
     if get_provider(bot.config.provider).needs_key:
         try:
@@ -82,4 +103,5 @@ def read_state(
         bot_key=store.bot_key(bot.id) or "",
         key_in_use=key_in_use(context, bot),
         unsent=store.unsent_message(),
+        moved_to=moved_to,
     )

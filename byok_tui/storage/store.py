@@ -29,6 +29,8 @@ DEFAULT_BOT_NAME = "Default"
 # A message the user sent while its conversation was still opening, kept here until it is
 # stored in that conversation, so that a kill meanwhile loses nothing.
 UNSENT_MESSAGE_SETTING = "unsent-message"
+# The bot and conversation last opened, which the next start opens again.
+LAST_OPENED_SETTING = "last-opened"
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,6 +361,18 @@ class Store:
     def settings(self) -> dict[str, str]:
         rows = self.connection().execute("SELECT name, value FROM settings")
         return {row["name"]: row["value"] for row in rows}
+
+    def last_opened(self) -> tuple[int | None, int | None]:
+        """(bot id, conversation id) last opened; None where there is none."""
+        saved = self.settings().get(LAST_OPENED_SETTING, "").partition(":")
+        bot, conversation = saved[0], saved[2]
+        return (
+            int(bot) if bot.isdigit() else None,
+            int(conversation) if conversation.isdigit() else None,
+        )
+
+    def set_last_opened(self, bot_id: int, conversation_id: int | None) -> None:
+        self.set_setting(LAST_OPENED_SETTING, f"{bot_id}:{conversation_id or ''}")
 
     def unsent_message(self) -> str:
         return self.settings().get(UNSENT_MESSAGE_SETTING, "")

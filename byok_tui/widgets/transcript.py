@@ -23,6 +23,7 @@ from byok_tui.storage.store import Message as StoredMessage
 from byok_tui.widgets.layout import virtual_size_set_by_layout
 from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 
+EMPTY_HINT = "No messages yet. Type below and press Enter to send."
 FRAME_SECONDS = 1 / 20
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 BURST_FRAME_SECONDS = 1 / 7  # while catching up with a burst: fewer, larger batches
@@ -195,14 +196,13 @@ class Transcript(VerticalScroll):
         super().__init__(id=id)
         self._hidden: list[StoredMessage] = []  # earlier messages not mounted yet, oldest first
         self._following = True  # the reader is at the bottom: new text stays in view
+        self._empty_hint = EMPTY_HINT
 
     def show_messages(self, messages: list[StoredMessage]) -> None:
         self.remove_children()
         if not messages:
             self._hidden = []
-            self.mount(
-                Static("No messages yet. Type below and press Enter to send.", classes="empty")
-            )
+            self.mount(Static(self._empty_hint, classes="empty", markup=False))
             return
         self._hidden = messages[: -self.WINDOW]
         widgets = self._widgets_for(messages[-self.WINDOW :])
@@ -210,6 +210,13 @@ class Transcript(VerticalScroll):
             widgets.insert(0, Button(self._earlier_label(), id="earlier", compact=True))
         self.mount_all(widgets)
         self.scroll_end(animate=False)
+
+    def set_empty_hint(self, hint: str) -> None:
+        """What an empty conversation says (how to add a key, when there is none)."""
+        if hint != self._empty_hint:
+            self._empty_hint = hint
+            for shown in self.query(".empty").results(Static):
+                shown.update(hint)
 
     def _earlier_label(self) -> str:
         return f"Show earlier messages ({len(self._hidden)} more)"

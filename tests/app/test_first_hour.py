@@ -120,3 +120,95 @@ async def test_the_local_runtime_has_no_key_field_and_no_key_entry() -> None:
         chat(app).context.writer.wait_idle()
     assert open_key_store(app_paths()).get("app-apikey-ollama") is None
     assert not store.bots()[0].has_key
+
+
+async def test_the_first_key_added_becomes_the_default_bots_provider() -> None:
+    from tests.support.pilot import replies, send, state
+    from tests.support.provider_server import openai_answer, provider_server
+
+    with provider_server() as server:
+        server.reply_with(openai_answer("hello from OpenAI"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            assert state(app).bot.config.provider == "google"  # free tier: where to start
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+            field = app.screen.query_one("#row-openai KeyField", KeyField)
+            await type_into(pilot, field, FAKE_KEYS["openai"])
+            await pilot.press("escape")
+            await settle(pilot)
+            bot = state(app).bot
+            assert (bot.name, bot.config.provider) == ("Default", "openai")
+            await send(pilot, "hi")
+            await wait_for(pilot, lambda: replies(app) == ["hello from OpenAI"])
+    assert len(server.requests) == 1
+
+
+async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_added() -> None:
+    from byok_tui.keys import entry_name, open_key_store
+    from byok_tui.paths import app_paths
+    from byok_tui.services import open_services, open_store
+    from tests.support.pilot import state
+
+    store = open_store(open_services())
+    bot = store.default_bot("google", "gemini-3.8-flash")
+    store.create_conversation(bot.id, "an earlier chat")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+        chat(app).refresh_keys()
+        await settle(pilot)
+        assert state(app).bot.config.provider == "google"
+
+
+async def test_a_restart_reopens_the_bot_and_conversation_last_used() -> None:
+    from byok_tui.services import open_services, open_store
+    from byok_tui.storage.store import BotConfig
+    from tests.support.pilot import choose, state, user_messages
+
+    store = open_store(open_services())
+    store.default_bot("google", "gemini-3.8-flash")
+    writer = store.create_bot(BotConfig("Writer", "openai", "gpt-5.5"))
+    older = store.create_conversation(writer.id, "Older")
+    store.add_message(older.id, "user", "in the older one")
+    store.create_conversation(writer.id, "Newer")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert state(app).bot.name == "Default"
+        await choose(pilot, "#bots", f"bot:{writer.id}")
+        await choose(pilot, "#conversations", f"conv:{older.id}")
+        await pilot.press("ctrl+q")
+    again = make_app()
+    async with again.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        opened = state(again)
+        assert opened.bot.name == "Writer"
+        assert opened.conversation is not None and opened.conversation.title == "Older"
+        assert user_messages(again) == ["in the older one"]
+
+
+async def test_with_no_key_the_empty_screen_says_how_to_add_one() -> None:
+    from byok_tui.widgets.transcript import Transcript
+
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        shown = str(chat(app).query_one(Transcript).query_one(".empty").render())
+        assert "ctrl+s" in shown and "Google Gemini" in shown
+
+
+async def test_text_typed_while_the_sidebar_has_focus_goes_to_the_composer() -> None:
+    from byok_tui.widgets.composer import Composer
+
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        chat(app).query_one("#providers", OptionList).focus()
+        await pilot.pause()
+        await pilot.press("h", "e", "y", "space", "y", "o", "u")
+        composer = chat(app).query_one(Composer)
+        assert composer.text == "hey you"
+        assert composer.has_focus
