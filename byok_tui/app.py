@@ -179,7 +179,7 @@ class ByokApp(App[None]):
             target = self if key in APP_KEYS else screen
             action = getattr(target, f"action_{key.action}", None)
             if action is not None and key.action != "quit":
-                yield SystemCommand(key.description, f"{key.description} ({key.keys})", action)
+                yield SystemCommand(key.description, f"{key.does} ({key.spoken})", action)
 
     def _handle_exception(self, error: Exception) -> None:
         # Replaces App._handle_exception / App._fatal_error (textual 8.2): same bookkeeping,

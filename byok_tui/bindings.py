@@ -10,46 +10,139 @@ from dataclasses import dataclass
 class Key:
     keys: str  # Textual's key names, comma-separated for alternatives
     action: str
-    description: str
+    description: str  # the footer's and the palette's word for it
     id: str
+    does: str  # what it does, in a sentence: the palette, --help and the help screen
     show: bool = True
     priority: bool = False
 
+    @property
+    def spoken(self) -> str:
+        """The keys as a person reads them: 'ctrl+j or shift+enter'."""
+        return self.keys.replace(",", " or ")
+
 
 APP_KEYS = (
-    Key("ctrl+q", "quit", "Quit", "app.quit", priority=True),
-    Key("ctrl+s", "open_settings", "Settings", "app.settings"),
-    Key("f10", "export_all_data", "Export All Data", "app.export", show=False),
+    Key(
+        "ctrl+q",
+        "quit",
+        "Quit",
+        "app.quit",
+        "Leave byok-tui (keys typed are saved first)",
+        priority=True,
+    ),
+    Key(
+        "ctrl+s",
+        "open_settings",
+        "Settings",
+        "app.settings",
+        "Settings > API Keys: every provider's key, saved as you type",
+    ),
+    Key(
+        "f10",
+        "export_all_data",
+        "Export All Data",
+        "app.export",
+        "Write every bot and conversation to a JSON file, with no keys",
+        show=False,
+    ),
 )
 
 CHAT_KEYS = (
-    Key("escape", "stop_reply", "Stop reply", "chat.stop", show=False),
-    Key("ctrl+r", "retry", "Retry", "chat.retry"),
-    Key("ctrl+n", "new_conversation", "New chat", "chat.new"),
-    Key("ctrl+b", "toggle_sidebar", "Sidebar", "chat.sidebar"),
-    Key("ctrl+o", "toggle_config", "Bot config", "chat.config"),
+    Key(
+        "escape",
+        "stop_reply",
+        "Stop reply",
+        "chat.stop",
+        "Stop the reply on its way; what arrived is kept, marked partial",
+        show=False,
+    ),
+    Key(
+        "ctrl+r",
+        "retry",
+        "Retry",
+        "chat.retry",
+        "Send the last message again (after fixing its key, say)",
+    ),
+    Key(
+        "ctrl+n",
+        "new_conversation",
+        "New chat",
+        "chat.new",
+        "Start a new conversation with this bot",
+    ),
+    Key(
+        "ctrl+b",
+        "toggle_sidebar",
+        "Sidebar",
+        "chat.sidebar",
+        "Show or hide the providers, bots and conversations",
+    ),
+    Key(
+        "ctrl+o",
+        "toggle_config",
+        "Bot config",
+        "chat.config",
+        "Show or hide the bot's provider, model, prompt and keys",
+    ),
     # Copies the focused message (click it, or tab to it), else the last reply.
-    Key("ctrl+t", "copy_message", "Copy", "chat.copy"),
-    Key("f2", "rename_conversation", "Rename", "chat.rename", show=False),
-    Key("f4", "edit_in_editor", "Edit in $EDITOR", "chat.editor", show=False),
-    Key("ctrl+delete", "delete_conversation", "Delete chat", "chat.delete", show=False),
+    Key(
+        "ctrl+t",
+        "copy_message",
+        "Copy",
+        "chat.copy",
+        "Copy the focused message, else the last reply (keys replaced)",
+    ),
+    Key(
+        "f2", "rename_conversation", "Rename", "chat.rename", "Rename this conversation", show=False
+    ),
+    Key(
+        "f4",
+        "edit_in_editor",
+        "Edit in $EDITOR",
+        "chat.editor",
+        "Write the message in your $VISUAL or $EDITOR",
+        show=False,
+    ),
+    Key(
+        "ctrl+delete",
+        "delete_conversation",
+        "Delete chat",
+        "chat.delete",
+        "Delete this conversation and its messages (asks first)",
+        show=False,
+    ),
 )
 
 # Handled by the composer itself (a text area): listed for --help and the footer hint.
 COMPOSER_KEYS = (
-    Key("enter", "send", "Send", "composer.send"),
-    Key("ctrl+j,shift+enter,alt+enter", "newline", "New line", "composer.newline"),
+    Key("enter", "send", "Send", "composer.send", "Send the message"),
+    Key(
+        "ctrl+j,shift+enter,alt+enter",
+        "newline",
+        "New line",
+        "composer.newline",
+        "A new line in the message (which one works depends on the terminal)",
+    ),
 )
 
-SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close"),)
+SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
+
+PALETTE = Key(
+    "ctrl+p",
+    "command_palette",
+    "Palette",
+    "app.palette",
+    "Command palette: every action above, and themes",
+)
 
 
 def help_text() -> str:
-    """The key list for `byok-tui --help`."""
+    """The key list for `byok-tui --help`: one aligned column of what each key does."""
+    keys = (*COMPOSER_KEYS, *CHAT_KEYS, *APP_KEYS, PALETTE)
+    width = max(len(key.spoken) for key in keys) + 2
     lines = ["keys in the app:"]
-    for key in (*COMPOSER_KEYS, *CHAT_KEYS, *APP_KEYS):
-        lines.append(f"  {key.keys.replace(',', ' or '):<30} {key.description}")
-    lines.append(f"  {'ctrl+p':<30} command palette (every action, themes)")
+    lines += [f"  {key.spoken:<{width}}{key.does}" for key in keys]
     return "\n".join(lines)
 
 

@@ -153,3 +153,14 @@ def test_help_and_version_answer() -> None:
     keys_help = run_cli("keys", "--help").stdout
     for action in ("set", "get", "rm", "list", "path"):
         assert action in keys_help
+
+
+def test_help_lists_every_app_key_in_one_aligned_column() -> None:
+    from byok_tui.bindings import APP_KEYS, CHAT_KEYS, COMPOSER_KEYS
+
+    lines = run_cli("--help").stdout.split("keys in the app:\n", 1)[1].splitlines()
+    rows = [line for line in lines if line.startswith("  ") and not line.startswith("   ")]
+    assert len(rows) >= len(APP_KEYS) + len(CHAT_KEYS) + len(COMPOSER_KEYS)
+    columns = {len(row) - len(row[2:].split("  ", 1)[1].lstrip()) for row in rows}
+    assert len(columns) == 1, "\n".join(rows)  # every description starts in one column
+    assert any("ctrl+j or shift+enter or alt+enter" in row for row in rows)

@@ -8,30 +8,17 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.key_text import normalize_key as normalize_key  # keys' public name for it
 from byok_tui.redaction import remember_secret
 
 log = logging.getLogger(__name__)
 
 ENTRY_PREFIX = "app-apikey-"
 
-# Characters that are never part of a key but ride along when one is copied: zero-width
-# spaces and joiners, the word joiner and the byte-order mark (plus all Unicode white space).
-_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff"
-
 
 def entry_name(provider_id: str) -> str:
     """The store entry for a provider's global key, as the seed names it."""
     return f"{ENTRY_PREFIX}{provider_id}"
-
-
-def normalize_key(raw: str) -> str:
-    """Strip surrounding white space and invisible characters; change nothing else."""
-    start, end = 0, len(raw)
-    while start < end and (raw[start].isspace() or raw[start] in _INVISIBLE):
-        start += 1
-    while end > start and (raw[end - 1].isspace() or raw[end - 1] in _INVISIBLE):
-        end -= 1
-    return raw[start:end]
 
 
 def mask_key(key: str) -> str:

@@ -422,8 +422,12 @@ class ChatScreen(ChatSending):
             self.notify("No message to copy yet.")
             return
         # A key pasted into a conversation is not copied on to wherever the clipboard goes.
-        self.app.copy_to_clipboard(redact_known_secrets(text))
-        self.notify("Copied to the clipboard.")
+        copied = redact_known_secrets(text)
+        self.app.copy_to_clipboard(copied)
+        if copied != text:
+            self.notify("Copied to the clipboard; your key in it was replaced by [REDACTED].")
+        else:
+            self.notify("Copied to the clipboard.")
 
     def action_edit_in_editor(self) -> None:
         """Write the message in $VISUAL or $EDITOR; the editor gets no provider keys."""
@@ -463,8 +467,15 @@ class ChatScreen(ChatSending):
             path.unlink(missing_ok=True)
         composer.focus()
 
+    def _no_conversation(self) -> bool:
+        """True (and the user is told) when there is no conversation to act on yet."""
+        if self.state is not None and self.state.conversation is not None:
+            return False
+        self.notify("No conversation yet: send a message to start one.")
+        return True
+
     def action_rename_conversation(self) -> None:
-        if self.state is None or self.state.conversation is None:
+        if self._no_conversation() or self.state is None or self.state.conversation is None:
             return
         conversation = self.state.conversation
 
@@ -480,7 +491,10 @@ class ChatScreen(ChatSending):
         self.app.push_screen(TextDialog("Rename conversation", conversation.title), rename)
 
     def action_delete_conversation(self) -> None:
-        if self.state is None or self.state.conversation is None or self._busy:
+        if self._no_conversation() or self.state is None or self.state.conversation is None:
+            return
+        if self._busy:
+            self.notify("A reply is on its way: stop it (Escape) before deleting the chat.")
             return
         conversation = self.state.conversation
 

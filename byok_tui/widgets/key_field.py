@@ -1,5 +1,6 @@
-"""A masked key field with a reveal toggle. It shows and reports its value; saving is the
-screen's business (through the background writer), so this widget does no I/O."""
+"""A masked key field with a reveal toggle. It shows and reports its value, trimmed as it will
+be saved (a pasted key's surrounding spaces and invisible characters go at once); saving is
+the screen's business (through the background writer), so this widget does no I/O."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Input
+
+from byok_tui.key_text import normalize_key
 
 
 class KeyField(Horizontal):
@@ -46,7 +49,11 @@ class KeyField(Horizontal):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.post_message(self.Changed(self, event.value))
+        value = normalize_key(event.value)
+        if value != event.value:
+            self.set_value(value)  # shown as it is saved
+            event.input.cursor_position = len(value)
+        self.post_message(self.Changed(self, value))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -242,3 +242,58 @@ async def test_a_message_whose_request_cannot_be_sent_is_shown_before_its_error(
         shown = [type(child).__name__ for child in app.screen.query_one(Transcript).children]
         assert shown[-2:] == ["UserMessage", "ErrorBlock"]
         assert [m.message_text for m in app.screen.query(UserMessage)] == ["anyone?"]
+
+
+async def test_palette_entries_say_what_they_do_not_their_title_twice() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        wanted = {"Bot config", "Copy", "Retry"}
+        ours = [c for c in app.get_system_commands(app.screen) if c.title in wanted]
+        assert len(ours) == 3
+        for command in ours:
+            said, _, key = command.help.rpartition(" (")
+            assert len(said.split()) > len(command.title.split()) + 2, command.help
+            assert key.startswith("ctrl+")  # and the key that does it
+
+
+async def test_f2_and_delete_with_no_conversation_say_why_nothing_happens() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        for key in ("f2", "ctrl+delete"):
+            await pilot.press(key)
+            await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert len([m for m in said if "No conversation yet" in m]) == 2
+
+
+async def test_copying_a_message_that_held_a_key_says_the_key_was_replaced() -> None:
+    from byok_tui.widgets.transcript import UserMessage
+
+    with_key()
+    with provider_server() as server:
+        server.reply_with(pieces("fine"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "plain words")
+            await wait_for(pilot, lambda: replies(app) == ["fine"])
+            message = app.screen.query_one(Transcript).query(UserMessage).first()
+            message.message_text = f"my key is {KEY}"  # as a message from before the key was set
+            message.focus()
+            await pilot.press("ctrl+t")
+            assert KEY not in app.clipboard
+            said = [n.message for n in app._notifications]
+            assert any("replaced by [REDACTED]" in m for m in said), said
+
+
+async def test_a_pasted_key_is_shown_as_it_is_saved_trimmed() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        field = app.screen.query_one("#global-key", KeyField)
+        await type_into(pilot, field, f"   {KEY}\n")
+        await settle(pilot)
+        assert field.value == KEY
+    assert open_key_store(app_paths()).get(entry_name("google")) == KEY
