@@ -20,7 +20,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from byok_tui.bindings import APP_KEYS, CHAT_KEYS, textual_bindings
+from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
@@ -174,12 +174,14 @@ class ByokApp(App[None]):
         from byok_tui.screens.chat import ChatScreen
 
         yield from super().get_system_commands(screen)
-        keys = (*APP_KEYS, *CHAT_KEYS) if isinstance(screen, ChatScreen) else APP_KEYS
+        chat = isinstance(screen, ChatScreen)
+        keys = (*APP_KEYS, *CHAT_KEYS, *BOT_COMMANDS) if chat else APP_KEYS
         for key in keys:
             target = self if key in APP_KEYS else screen
             action = getattr(target, f"action_{key.action}", None)
             if action is not None and key.action != "quit":
-                yield SystemCommand(key.description, f"{key.does} ({key.spoken})", action)
+                said = f"{key.does} ({key.spoken})" if key.keys else key.does
+                yield SystemCommand(key.description, said, action)
 
     def _handle_exception(self, error: Exception) -> None:
         # Replaces App._handle_exception / App._fatal_error (textual 8.2): same bookkeeping,

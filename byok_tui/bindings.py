@@ -126,6 +126,30 @@ COMPOSER_KEYS = (
     ),
 )
 
+# In the sidebar's lists (bots, conversations).
+SIDEBAR_KEYS = (
+    Key(
+        "delete",
+        "delete_highlighted",
+        "Delete",
+        "sidebar.delete",
+        "Delete the bot or conversation highlighted in the sidebar (asks first)",
+        show=False,
+    ),
+)
+
+# In the command palette (and the sidebar's buttons), with no key of their own.
+BOT_COMMANDS = (
+    Key("", "new_bot", "New bot", "chat.new_bot", "Create a bot; the config pane is its editor"),
+    Key(
+        "",
+        "delete_bot",
+        "Delete bot",
+        "chat.delete_bot",
+        "Delete this bot and its conversations (asks first)",
+    ),
+)
+
 SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
 
 PALETTE = Key(
@@ -153,4 +177,5 @@ def textual_bindings(keys: tuple[Key, ...]) -> list[object]:
     return [
         Binding(k.keys, k.action, k.description, show=k.show, priority=k.priority, id=k.id)
         for k in keys
+        if k.keys  # a palette command has none
     ]

@@ -143,8 +143,6 @@ def _list(_args: argparse.Namespace) -> int:
 
 def _add(args: argparse.Namespace) -> int:
     _services, store = _open()
-    if any(b.name == args.name for b in store.bots()):
-        raise ByokError(f"a bot named {args.name!r} exists already")
     config = BotConfig(
         args.name,
         args.provider.id,

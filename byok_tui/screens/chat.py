@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+from dataclasses import replace
 
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
@@ -34,17 +35,14 @@ from byok_tui.screens.chat_messages import (
 from byok_tui.screens.chat_send import ChatSending
 from byok_tui.screens.chat_state import key_in_use, read_state
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
-from byok_tui.screens.start import NARROW, TINY
+from byok_tui.screens.side_panes import SidePanes
 from byok_tui.services import AppContext
-from byok_tui.storage.store import BotConfig
+from byok_tui.storage.store import BotConfig, Conversation
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
-
-# Columns the conversation keeps: side panes that would leave it less float over it.
-MIN_CONVERSATION_WIDTH = 48
 
 
 class ChatScreen(ChatSending):
@@ -58,7 +56,7 @@ class ChatScreen(ChatSending):
         self._first_overview = overview
         self._typed_while_starting = typed
         self.local_running: bool | None = None
-        self._shown_by_user: dict[str, bool] = {}
+        self._panes = SidePanes(self)
         self._mounted_pane: ConfigPane | None = None
         # The bot and conversation being opened: (bot id, conversation id), None for the
         # latest (or the default bot), 0 for a new conversation. While one is being opened
@@ -101,10 +99,10 @@ class ChatScreen(ChatSending):
 
     async def _mount_config_pane(self) -> None:
         pane = ConfigPane(id="config")
-        pane.display = self._shown_by_user.get("#config", self.size.width >= NARROW)
+        pane.display = self._panes.shown_at("#config", self.size.width)
         await self.query_one("#body").mount(pane)
         self._mounted_pane = pane  # only now are its fields composed and safe to fill
-        self._place_panes()
+        self._panes.fit()
         if self.state is not None:
             self._fill_config_pane(pane, self.state)
 
@@ -112,7 +110,8 @@ class ChatScreen(ChatSending):
         return self._mounted_pane
 
     def _fill_config_pane(self, pane: ConfigPane, state: ChatState) -> None:
-        pane.show(state.bot, state.models, state.global_key, state.bot_key)
+        others = {bot.name for bot in state.bots if bot.id != state.bot.id}
+        pane.show(state.bot, state.models, state.global_key, state.bot_key, others)
         pane.show_key_in_use(state.key_in_use.line)
 
     # Loading -------------------------------------------------------------------------------
@@ -272,6 +271,85 @@ class ChatScreen(ChatSending):
     def _settings_button(self) -> None:
         self.app.action_open_settings()  # type: ignore[attr-defined]
 
+    @on(Button.Pressed, "#new-bot")
+    def _new_bot_button(self) -> None:
+        self.action_new_bot()
+
+    def on_sidebar_delete_wanted(self, message: Sidebar.DeleteWanted) -> None:
+        if self.state is None:
+            return
+        if message.kind == "bot":
+            self.action_delete_bot(message.item_id)
+            return
+        conversation = next((c for c in self.state.conversations if c.id == message.item_id), None)
+        if conversation is not None:
+            self._ask_to_delete_conversation(conversation)
+
+    # Bots ----------------------------------------------------------------------------------
+
+    def action_new_bot(self) -> None:
+        """Ask for a name; the new bot starts from this bot's provider and model."""
+
+        def named(name: str | None) -> None:
+            if name:
+                self._create_bot(name)
+
+        self.app.push_screen(TextDialog("Name of the new bot", ""), named)
+
+    @work(thread=True, group="bots")
+    def _create_bot(self, name: str) -> None:
+        state, store = self.state, self.context.store
+        if state is None:
+            return
+        config = BotConfig(name, state.bot.config.provider, state.bot.config.model)
+        try:
+            self.context.writer.wait_idle()
+            bot = store.create_bot(config)
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.app.call_from_thread(self._bot_created, bot.id)
+
+    def _bot_created(self, bot_id: int) -> None:
+        self._open(bot_id, None)
+        pane = self._config_pane()
+        if pane is not None:  # its editor: shown, at the name
+            if not pane.display:
+                self._panes.toggle("#config")
+            pane.query_one("#bot-name").focus()
+
+    def action_delete_bot(self, bot_id: int | None = None) -> None:
+        if self.state is None:
+            return
+        bot = next((b for b in self.state.bots if b.id == bot_id), self.state.bot)
+        if self._busy and bot.id == self.state.bot.id:
+            self.notify("A reply is on its way: stop it (Escape) before deleting its bot.")
+            return
+
+        def delete(confirmed: bool | None) -> None:
+            if confirmed:
+                self._delete_bot(bot.id, bot.name)
+
+        question = f"Delete the bot “{bot.name}” and all its conversations?"
+        self.app.push_screen(ConfirmDialog(question), delete)
+
+    @work(thread=True, group="bots")
+    def _delete_bot(self, bot_id: int, name: str) -> None:
+        try:
+            self.context.writer.wait_idle()
+            self.context.store.delete_bot(bot_id)
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.app.call_from_thread(self._bot_deleted, bot_id, name)
+
+    def _bot_deleted(self, bot_id: int, name: str) -> None:
+        self.notify(f"Deleted the bot “{name}” and its conversations.")
+        if self.state is not None and self.state.bot.id == bot_id:
+            self._open(None, None)  # the bot last used, else the default bot
+        else:
+            self._reload()
+
     # Config pane ---------------------------------------------------------------------------
 
     def _save_config(self, config: BotConfig) -> None:
@@ -301,7 +379,17 @@ class ChatScreen(ChatSending):
             self._save_config(message.config)
             return
         bot_id, store, config = self.state.bot.id, self.context.store, message.config
-        self.context.writer.submit(f"bot:{bot_id}", lambda: store.update_bot(bot_id, config))
+        self.context.writer.submit(
+            f"bot:{bot_id}",
+            lambda: store.update_bot(bot_id, config),
+            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
+        )
+        renamed = config.name != self.state.bot.config.name
+        self.state.bot = replace(self.state.bot, config=config)  # what is saved now
+        if renamed:
+            self.state.bots = [self.state.bot if b.id == bot_id else b for b in self.state.bots]
+            self.query_one(Sidebar).show_bots(self.state.bots, bot_id)
+            self._show_title()
 
     def on_config_pane_model_id_wanted(self, _message: ConfigPane.ModelIdWanted) -> None:
         pane = self._config_pane()
@@ -379,42 +467,13 @@ class ChatScreen(ChatSending):
             composer.insert(event.character or "")
 
     def action_toggle_sidebar(self) -> None:
-        self._toggle("#sidebar")
+        self._panes.toggle("#sidebar")
 
     def action_toggle_config(self) -> None:
-        self._toggle("#config")
-
-    def _toggle(self, selector: str) -> None:
-        widget = self.query_one(selector)
-        shown = not widget.display
-        self._shown_by_user[selector] = shown
-        widget.display = shown
-        self._place_panes(keep=selector if shown else None)
+        self._panes.toggle("#config")
 
     def on_resize(self, event: Resize) -> None:
-        for selector, limit in (("#config", NARROW), ("#sidebar", TINY)):
-            if selector not in self._shown_by_user:
-                for widget in self.query(selector):
-                    widget.display = event.size.width >= limit
-        self._place_panes()
-
-    def _place_panes(self, keep: str | None = None) -> None:
-        """Beside the conversation while it keeps MIN_CONVERSATION_WIDTH columns; else one
-        pane floats over it, and the other one (not the one just asked for) closes."""
-        shown = [pane for pane in self.query("#sidebar, #config") if pane.display]
-
-        def room() -> int:
-            widths = (int(pane.styles.width.value) for pane in shown if pane.styles.width)
-            return self.size.width - sum(widths)
-
-        if len(shown) == 2 and room() < MIN_CONVERSATION_WIDTH:
-            closing = next(pane for pane in shown if f"#{pane.id}" != (keep or "#config"))
-            closing.display = False
-            self._shown_by_user[f"#{closing.id}"] = False
-            shown.remove(closing)
-        floating = room() < MIN_CONVERSATION_WIDTH
-        for pane in shown:
-            pane.set_class(floating, "floating")
+        self._panes.resized(event.size.width)
 
     def action_copy_message(self) -> None:
         text = self.query_one(Transcript).text_to_copy()
@@ -431,40 +490,18 @@ class ChatScreen(ChatSending):
 
     def action_edit_in_editor(self) -> None:
         """Write the message in $VISUAL or $EDITOR; the editor gets no provider keys."""
-        import os
-        import shlex
-        import subprocess
-        import tempfile
-        from pathlib import Path
-
-        from byok_tui.child_env import child_environment
+        from byok_tui.external_editor import edit_text
 
         composer = self.query_one(Composer)
-        command = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
-        fd, name = tempfile.mkstemp(prefix="byok-message-", suffix=".md")  # 0600
-        path = Path(name)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                file.write(composer.text)
-            try:
-                with self.app.suspend():
-                    result = subprocess.run([*command, name], env=child_environment(), check=False)
-            except SuspendNotSupported:  # headless: nothing to hand over, just run it
-                result = subprocess.run(
-                    [*command, name], env=child_environment(), check=False, capture_output=True
-                )
-            if result.returncode == 0:
-                composer.text = path.read_text(encoding="utf-8").rstrip("\n")
-            else:
-                self.notify(
-                    f"The editor exited with status {result.returncode}; "
-                    "the message was not changed.",
-                    severity="warning",
-                )
-        except OSError as error:
-            self.notify(f"Cannot run the editor {command[0]!r}: {error.strerror}", severity="error")
-        finally:
-            path.unlink(missing_ok=True)
+            with self.app.suspend():
+                edited = edit_text(composer.text, capture=False)
+        except SuspendNotSupported:  # headless: no terminal to hand over, just run it
+            edited = edit_text(composer.text, capture=True)
+        if edited.text is not None:
+            composer.text = edited.text
+        elif edited.problem:
+            self.notify(edited.problem, severity="warning")
         composer.focus()
 
     def _no_conversation(self) -> bool:
@@ -493,10 +530,12 @@ class ChatScreen(ChatSending):
     def action_delete_conversation(self) -> None:
         if self._no_conversation() or self.state is None or self.state.conversation is None:
             return
-        if self._busy:
+        self._ask_to_delete_conversation(self.state.conversation)
+
+    def _ask_to_delete_conversation(self, conversation: Conversation) -> None:
+        if self._busy and self.state is not None and self.state.conversation == conversation:
             self.notify("A reply is on its way: stop it (Escape) before deleting the chat.")
             return
-        conversation = self.state.conversation
 
         def delete(confirmed: bool | None) -> None:
             if confirmed and self.state is not None:
@@ -504,8 +543,14 @@ class ChatScreen(ChatSending):
                 self.context.writer.submit(
                     f"delete:{conversation.id}",
                     lambda: store.delete_conversation(conversation.id),
+                    lambda error: self.app.call_from_thread(
+                        self.notify, str(error), severity="error"
+                    ),
                 )
-                self._open(self.state.bot.id, 0)
+                if self.state.conversation == conversation:
+                    self._open(self.state.bot.id, 0)
+                else:
+                    self._reload()
 
         self.app.push_screen(
             ConfirmDialog(f"Delete the conversation “{conversation.title}” and its messages?"),

@@ -106,6 +106,17 @@ class StorageError(ByokError):
         super().__init__(f"cannot save to the database {path}: {problem}", remedy=remedy)
 
 
+class BotNameTakenError(ByokError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"a bot named {name!r} exists already", remedy="Choose another name.")
+
+
+def _check_name_free(db: sqlite3.Connection, name: str, bot_id: int | None = None) -> None:
+    taken = db.execute("SELECT 1 FROM bots WHERE name = ? AND id IS NOT ?", (name, bot_id))
+    if taken.fetchone() is not None:
+        raise BotNameTakenError(name)
+
+
 class NotFoundError(ByokError):
     def __init__(self, message: str) -> None:
         super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
@@ -211,11 +222,13 @@ class Store:
 
     def create_bot(self, config: BotConfig, *, bot_uuid: str | None = None) -> Bot:
         with self.transaction() as db:
+            _check_name_free(db, config.name)
             bot_id = insert_bot(db, bot_uuid or str(uuid.uuid4()), config)
         return self.bot(bot_id)
 
     def update_bot(self, bot_id: int, config: BotConfig) -> Bot:
         with self.transaction() as db:
+            _check_name_free(db, config.name, bot_id)
             db.execute(
                 "UPDATE bots SET name = ?, provider = ?, model = ?, system_prompt = ?,"
                 " temperature = ?, max_tokens = ?, updated = ? WHERE id = ?",

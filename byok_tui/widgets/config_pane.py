@@ -65,10 +65,12 @@ class ConfigPane(VerticalScroll):
         self._bot: Bot | None = None
         self._models: ModelChoices = []
         self._model = ""  # the model chosen, to go back to if typing one is cancelled
+        self._taken_names: set[str] = set()  # the other bots' names: a name is not shared
 
     def compose(self) -> ComposeResult:
         yield Label("Bot name")
         yield Input(id="bot-name")
+        yield Static(id="bot-name-warning", classes="warning")
         yield Label("Provider")
         yield Select(
             [(p.display_name, p.id) for p in providers()], id="bot-provider", allow_blank=False
@@ -92,9 +94,17 @@ class ConfigPane(VerticalScroll):
     def provider(self) -> Provider:
         return get_provider(str(self.query_one("#bot-provider", Select).value))
 
-    def show(self, bot: Bot, models: ModelChoices, global_key: str, bot_key: str) -> None:
+    def show(
+        self,
+        bot: Bot,
+        models: ModelChoices,
+        global_key: str,
+        bot_key: str,
+        taken_names: set[str],
+    ) -> None:
         """Fill every field from saved state, without reporting the fills as edits."""
         self._bot = bot
+        self._taken_names = taken_names
         config = bot.config
         self.set_class(not get_provider(config.provider).needs_key, "keyless")
         with self.prevent(Input.Changed, Select.Changed, TextArea.Changed, KeyField.Changed):
@@ -155,6 +165,13 @@ class ConfigPane(VerticalScroll):
         if temperature is not None and not 0 <= temperature <= 2:
             return None
         name = self.query_one("#bot-name", Input).value.strip()
+        taken = name in self._taken_names
+        warning = self.query_one("#bot-name-warning", Static)
+        said = f"Another bot is named {name!r}: choose another name." if taken else ""
+        warning.update(Text(said))
+        warning.set_class(taken, "shown")
+        if taken:
+            return None
         return BotConfig(
             name=name or self._bot.config.name,
             provider=self.provider.id,

@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
+from byok_tui.bindings import SIDEBAR_KEYS, textual_bindings
 from byok_tui.keys.overview import KeyOverview
 from byok_tui.widgets.provider_rows import provider_label
 
@@ -25,7 +26,9 @@ class Sidebar(VerticalScroll):
     Sidebar > OptionList { height: auto; max-height: 12; }
     Sidebar > #conversations { max-height: 100%; }
     Sidebar > Button { width: 100%; margin-top: 1; }
+    Sidebar > #new-bot { margin-top: 0; }
     """
+    BINDINGS = textual_bindings(SIDEBAR_KEYS)  # type: ignore[assignment]
 
     class ProviderChosen(Message):
         def __init__(self, provider_id: str) -> None:
@@ -42,6 +45,14 @@ class Sidebar(VerticalScroll):
             super().__init__()
             self.conversation_id = conversation_id
 
+    class DeleteWanted(Message):
+        """Delete was pressed on a bot or a conversation: the screen asks, then deletes."""
+
+        def __init__(self, kind: str, item_id: int) -> None:
+            super().__init__()
+            self.kind = kind  # "bot" or "conv"
+            self.item_id = item_id
+
     def compose(self) -> ComposeResult:
         # Compact: no border, focused or not. A border drawn on focus would move every row
         # down a line between the press that focuses a list and the release that picks a
@@ -50,6 +61,7 @@ class Sidebar(VerticalScroll):
         yield OptionList(id="providers", compact=True)
         yield Label("Bots")
         yield OptionList(id="bots", compact=True)
+        yield Button("+ New bot", id="new-bot", compact=True)
         yield Label("Conversations")
         yield OptionList(id="conversations", compact=True)
         yield Button("⚙ Settings", id="open-settings", compact=True)
@@ -90,6 +102,14 @@ class Sidebar(VerticalScroll):
                 option_list.highlighted = option_list.get_option_index(highlight)
             except OptionDoesNotExist:
                 option_list.highlighted = None
+
+    def action_delete_highlighted(self) -> None:
+        focused = self.screen.focused
+        if not isinstance(focused, OptionList) or focused.highlighted is None:
+            return
+        kind, _, value = (focused.get_option_at_index(focused.highlighted).id or "").partition(":")
+        if kind in ("bot", "conv") and value.isdigit():
+            self.post_message(self.DeleteWanted(kind, int(value)))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

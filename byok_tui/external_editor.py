@@ -1,0 +1,48 @@
+"""Editing a message in the user's $VISUAL or $EDITOR.
+
+The text goes to a private temporary file (0600, removed afterwards), the editor runs as an
+argument list (no shell) in an environment without provider keys, and the text is read back
+only if it exits with status 0. No Textual here: the caller hands the terminal over.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from byok_tui.child_env import child_environment
+
+
+@dataclass(frozen=True, slots=True)
+class Edited:
+    text: str | None  # None: the message stays as it was
+    problem: str | None = None  # why, in a sentence for the user
+
+
+def edit_text(text: str, *, capture: bool, environ: Mapping[str, str] | None = None) -> Edited:
+    """Run the editor on `text`; `capture`: no terminal to hand over (its output is kept)."""
+    env = os.environ if environ is None else environ
+    command = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+    fd, name = tempfile.mkstemp(prefix="byok-message-", suffix=".md")  # 0600
+    path = Path(name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        result = subprocess.run(
+            [*command, name], env=child_environment(env), check=False, capture_output=capture
+        )
+        if result.returncode != 0:
+            return Edited(
+                None,
+                f"The editor exited with status {result.returncode}; the message was not changed.",
+            )
+        return Edited(path.read_text(encoding="utf-8").rstrip("\n"))
+    except OSError as error:
+        return Edited(None, f"Cannot run the editor {command[0]!r}: {error.strerror}")
+    finally:
+        path.unlink(missing_ok=True)

@@ -1,0 +1,53 @@
+"""Which side panes (sidebar, config pane) show, and whether beside the conversation or over it.
+
+The conversation keeps MIN_CONVERSATION_WIDTH columns: a pane that would leave it fewer floats
+over it (CSS class `floating`, docked on a layer of its own), and at most one pane floats. A
+pane the user has shown or hidden stays so; the others follow the terminal's width.
+"""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widget import Widget
+
+from byok_tui.screens.start import NARROW, TINY
+
+MIN_CONVERSATION_WIDTH = 48
+STARTS_SHOWN_FROM = {"#config": NARROW, "#sidebar": TINY}  # terminal width
+
+
+class SidePanes:
+    def __init__(self, screen: Screen[None]) -> None:
+        self._screen = screen
+        self._chosen: dict[str, bool] = {}  # shown (True) or hidden by the user
+
+    def shown_at(self, selector: str, width: int) -> bool:
+        """Whether the pane shows in a terminal `width` columns wide."""
+        return self._chosen.get(selector, width >= STARTS_SHOWN_FROM[selector])
+
+    def toggle(self, selector: str) -> None:
+        pane = self._screen.query_one(selector)
+        pane.display = self._chosen[selector] = not pane.display
+        self.fit(keep=selector if pane.display else None)
+
+    def resized(self, width: int) -> None:
+        for selector in STARTS_SHOWN_FROM:
+            for pane in self._screen.query(selector):
+                pane.display = self.shown_at(selector, width)
+        self.fit()
+
+    def fit(self, keep: str | None = None) -> None:
+        """Beside the conversation while it keeps its width; else one pane floats over it,
+        and the other (not `keep`, the one just asked for) closes."""
+        shown = [pane for pane in self._screen.query(", ".join(STARTS_SHOWN_FROM)) if pane.display]
+        if len(shown) == 2 and self._room(shown) < MIN_CONVERSATION_WIDTH:
+            closing = next(pane for pane in shown if f"#{pane.id}" != (keep or "#config"))
+            closing.display = self._chosen[f"#{closing.id}"] = False
+            shown.remove(closing)
+        floating = self._room(shown) < MIN_CONVERSATION_WIDTH
+        for pane in shown:
+            pane.set_class(floating, "floating")
+
+    def _room(self, shown: list[Widget]) -> int:
+        widths = (int(pane.styles.width.value) for pane in shown if pane.styles.width)
+        return self._screen.size.width - sum(widths)

@@ -1,0 +1,134 @@
+"""Bots are made, renamed and deleted in the app (sidebar and palette), with the config pane as
+their editor: no shell needed."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, OptionList, Static
+
+from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
+from byok_tui.services import open_services, open_store
+from byok_tui.storage.store import BotConfig, Store
+from byok_tui.widgets.config_pane import ConfigPane
+from tests.support.pilot import chat, make_app, settle, state, wait_for
+
+
+def bot_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
+    bots = chat(app).query_one("#bots", OptionList)
+    return [
+        str(bots.get_option_at_index(i).prompt).split("  ")[0] for i in range(bots.option_count)
+    ]
+
+
+def saved_names(store: Store) -> list[str]:
+    return sorted(bot.name for bot in store.bots())
+
+
+async def test_a_new_bot_from_the_sidebar_opens_in_its_editor() -> None:
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.click("#new-bot")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = "Reviewer"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: state(app).bot.name == "Reviewer")
+        await settle(pilot)
+        assert bot_rows(app) == ["Default", "Reviewer"]
+        pane = chat(app).query_one(ConfigPane)
+        assert pane.display and pane.query_one("#bot-name", Input).has_focus
+        assert (state(app).bot.config.provider, state(app).bot.config.model) == (
+            "openai",
+            "gpt-5.5",
+        )
+    assert saved_names(store) == ["Default", "Reviewer"]
+
+
+async def test_renaming_a_bot_in_its_editor_shows_at_once_and_refuses_a_taken_name() -> None:
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    store.create_bot(BotConfig("Writer", "openai", "gpt-5.5"))
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        name = chat(app).query_one("#bot-name", Input)
+        name.value = "Helper"
+        await settle(pilot)
+        assert bot_rows(app) == ["Helper", "Writer"]
+        assert "Helper" in app.sub_title
+        name.value = "Writer"  # another bot's name
+        await settle(pilot)
+        warning = str(chat(app).query_one("#bot-name-warning", Static).render())
+        assert "Another bot is named 'Writer'" in warning
+        name.value = "Default"  # and back again: saved, though it was the first name
+        await settle(pilot)
+        chat(app).context.writer.wait_idle()
+        assert saved_names(store) == ["Default", "Writer"]
+        assert bot_rows(app) == ["Default", "Writer"]
+
+
+async def test_deleting_a_bot_from_the_palette_asks_then_opens_another() -> None:
+    store = open_store(open_services())
+    default = store.default_bot("openai", "gpt-5.5")
+    doomed = store.create_bot(BotConfig("Doomed", "openai", "gpt-5.5"))
+    store.create_conversation(doomed.id, "will go too")
+    store.set_last_opened(doomed.id, None)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert state(app).bot.name == "Doomed"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Delete bot")
+        await pilot.pause(0.3)  # the palette searches in the background
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()
+        await pilot.click("#yes")
+        await wait_for(pilot, lambda: state(app).bot.id == default.id)
+        await settle(pilot)
+        assert bot_rows(app) == ["Default"]
+    assert saved_names(store) == ["Default"]
+    assert store.conversations(doomed.id) == []
+
+
+async def test_the_delete_key_on_a_highlighted_bot_asks_and_cancel_keeps_it() -> None:
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    kept = store.create_bot(BotConfig("Kept", "openai", "gpt-5.5"))
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        bots = chat(app).query_one("#bots", OptionList)
+        bots.focus()
+        bots.highlighted = bots.get_option_index(f"bot:{kept.id}")
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()
+        assert "“Kept”" in str(app.screen.query_one("Label").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert bot_rows(app) == ["Default", "Kept"]
+    assert saved_names(store) == ["Default", "Kept"]
+
+
+async def test_the_delete_key_on_a_highlighted_conversation_deletes_that_one() -> None:
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    older = store.create_conversation(bot.id, "Older")
+    store.create_conversation(bot.id, "Newer")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        conversations = chat(app).query_one("#conversations", OptionList)
+        conversations.focus()
+        conversations.highlighted = conversations.get_option_index(f"conv:{older.id}")
+        await pilot.press("delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()
+        await pilot.click("#yes")
+        await settle(pilot)
+        opened = state(app).conversation
+        assert opened is not None and opened.title == "Newer"  # the one on screen stays
+    assert [c.title for c in store.conversations(bot.id)] == ["Newer"]
