@@ -132,6 +132,12 @@ class ByokApp(App[None]):
             self._opened.writer.shutdown()  # every key typed is saved before we go
             await self._opened.client.aclose()
 
+    def action_help(self) -> None:
+        from byok_tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
     def action_open_settings(self) -> None:
         from byok_tui.screens.chat import ChatScreen
         from byok_tui.screens.settings import SettingsScreen
@@ -173,7 +179,8 @@ class ByokApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from byok_tui.screens.chat import ChatScreen
 
-        yield from super().get_system_commands(screen)
+        # Textual's 'Keys' panel lists mostly text-editing keys: our Help replaces it.
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         chat = isinstance(screen, ChatScreen)
         keys = (*APP_KEYS, *CHAT_KEYS, *BOT_COMMANDS) if chat else APP_KEYS
         for key in keys:

@@ -18,11 +18,18 @@ class Key:
 
     @property
     def spoken(self) -> str:
-        """The keys as a person reads them: 'ctrl+j or shift+enter'."""
-        return self.keys.replace(",", " or ")
+        """The keys as a person reads them: 'ctrl+j or shift+enter', '?' (question_mark)."""
+        return self.keys.replace("question_mark", "?").replace(",", " or ")
 
 
 APP_KEYS = (
+    Key(
+        "f1,question_mark",
+        "help",
+        "Help",
+        "app.help",
+        "Every key, by where it works, and the mouse",
+    ),
     Key(
         "ctrl+q",
         "quit",

@@ -161,6 +161,18 @@ def test_80_by_24(snap_compare: Any) -> None:
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=settled)
 
 
+def test_help_screen_at_80_by_24(snap_compare: Any) -> None:
+    """F1 at 80x24: the help over the chat, every key of 'Anywhere' and the start of 'Chat'
+    in two columns (the keys, then what they do, wrapped in its own column)."""
+
+    async def open_help(pilot: Pilot[None]) -> None:
+        await settled(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=open_help)
+
+
 def test_no_snapshot_holds_a_key() -> None:
     """Runs after the snapshots above (file order): none of their SVGs holds any test key."""
     from tests.conftest import SNAPSHOT_DIR

@@ -458,6 +458,8 @@ class ChatScreen(ChatSending):
         focused = self.focused
         if not event.is_printable or isinstance(focused, Input | TextArea | Button):
             return
+        if event.key == "question_mark":
+            return  # outside the composer, ? opens the help
         if focused is None or any(
             node.id in ("sidebar", "transcript") for node in focused.ancestors_with_self
         ):

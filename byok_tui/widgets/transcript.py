@@ -23,7 +23,7 @@ from byok_tui.storage.store import Message as StoredMessage
 from byok_tui.widgets.layout import virtual_size_set_by_layout
 from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 
-EMPTY_HINT = "No messages yet. Type below and press Enter to send."
+EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
 FRAME_SECONDS = 1 / 20
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 BURST_FRAME_SECONDS = 1 / 7  # while catching up with a burst: fewer, larger batches
