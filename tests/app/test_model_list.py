@@ -69,6 +69,21 @@ def openai_models(request: Seen) -> Reply:
     return Reply(404, JSON, [b"{}"])
 
 
+async def test_test_key_counts_one_model_as_one_model() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    one = json.dumps({"data": [{"id": "gpt-5.5"}]}).encode()
+    with provider_server(lambda _request: Reply(headers=JSON, steps=[one])) as server:
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 45)) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+            await pilot.click("#row-openai .test-key")
+            result = "#row-openai .test-result"
+            await wait_for(pilot, lambda: "✓" in str(app.screen.query_one(result).render()))
+            assert "1 model available" in str(app.screen.query_one(result).render())
+
+
 async def test_models_found_by_test_key_are_in_the_model_list_when_settings_closes() -> None:
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     with provider_server(openai_models) as server:
