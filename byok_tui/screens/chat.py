@@ -2,8 +2,9 @@
 
 Workers call the services and post typed messages (screens/chat_messages.py); handlers here
 touch widgets. Sending a message and streaming its reply is `ChatSending`
-(screens/chat_send.py), which this screen extends with the sidebar, the config pane and the
-conversation actions.
+(screens/chat_send.py), which this screen extends with the sidebar, the config pane, opening
+bots and conversations (only the newest read is shown), and the bot and conversation actions
+(new, rename, delete). Which side panes show, and where, is `SidePanes` (side_panes.py).
 """
 
 from __future__ import annotations
