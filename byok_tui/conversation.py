@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.keys import NoApiKeyError, ResolvedKey
+from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import (
@@ -143,7 +143,7 @@ class ConversationService:
         bot_key = store.bot_key(bot.id) if config.provider == bot.config.provider else None
         try:
             key = self._client.resolve(provider, bot_key=bot_key)
-        except NoApiKeyError as error:
+        except (NoApiKeyError, UnusableKeyError) as error:  # nothing can be sent: say why
             failed = store.add_message(
                 conversation.id,
                 "assistant",

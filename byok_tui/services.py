@@ -50,12 +50,12 @@ def model_cache(services: Services) -> ModelCache:
 
 def first_usable_provider(services: Services, candidates: Iterable[Provider]) -> Provider | None:
     """The first of `candidates` a call could be made to now (a key resolves for it)."""
-    from byok_tui.keys import KeyStoreError, NoApiKeyError, resolve_key
+    from byok_tui.keys import KeyStoreError, NoApiKeyError, UnusableKeyError, resolve_key
 
     for provider in candidates:
         try:
             resolve_key(provider, services.store, environ=services.environ)
-        except (NoApiKeyError, KeyStoreError):
+        except (NoApiKeyError, UnusableKeyError, KeyStoreError):
             continue
         return provider
     return None

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.keys import NoApiKeyError, resolve_key
+from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
 from byok_tui.providers.registry import Provider, get_provider, providers
 from byok_tui.providers.types import (
     ListedModel,
@@ -182,7 +182,6 @@ async def _stream(
     args: argparse.Namespace,
 ) -> int:
     from byok_tui.conversation import ConversationService
-    from byok_tui.providers.errors import ProviderError
 
     task = asyncio.current_task()
     assert task is not None
@@ -207,7 +206,7 @@ async def _stream(
                         "per minute",
                         file=sys.stderr,
                     )
-        except (ProviderError, NoApiKeyError) as error:
+        except ByokError as error:  # a provider's answer, no usable key, a failed save
             if wrote_text:
                 sys.stdout.write("\n")
             print(f"byok-tui: {error.one_line()}", file=sys.stderr)
@@ -233,11 +232,12 @@ def _can_discover(services: Services, provider: Provider) -> bool:
         resolve_key(provider, services.store, environ=services.environ)
     except NoApiKeyError:
         return False
+    except UnusableKeyError:
+        return True  # discovery reports it, in one line
     return True
 
 
 async def _list_models(services: Services, selected: tuple[Provider, ...], *, refresh: bool) -> int:
-    from byok_tui.providers.errors import ProviderError
     from byok_tui.providers.model_cache import refresh_models
     from byok_tui.services import model_cache
 
@@ -252,7 +252,7 @@ async def _list_models(services: Services, selected: tuple[Provider, ...], *, re
             return cached[1] if cached else []
         try:
             return await refresh_models(client, cache, provider)
-        except (ProviderError, NoApiKeyError) as error:
+        except ByokError as error:
             failures += 1
             print(f"byok-tui: {error.one_line()}", file=sys.stderr)
             return cached[1] if cached else []

@@ -12,7 +12,14 @@ from byok_tui.keys.base import (
     mask_key,
     normalize_key,
 )
-from byok_tui.keys.resolve import KeySource, KeySpec, NoApiKeyError, ResolvedKey, resolve_key
+from byok_tui.keys.resolve import (
+    KeySource,
+    KeySpec,
+    NoApiKeyError,
+    ResolvedKey,
+    UnusableKeyError,
+    resolve_key,
+)
 from byok_tui.keys.select import KEYSTORE_ENV, key_file_chosen, open_key_store
 
 __all__ = [
@@ -24,6 +31,7 @@ __all__ = [
     "KeyStoreError",
     "NoApiKeyError",
     "ResolvedKey",
+    "UnusableKeyError",
     "entry_name",
     "key_file_chosen",
     "mask_key",

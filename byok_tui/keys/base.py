@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.key_text import check_key
 from byok_tui.key_text import normalize_key as normalize_key  # keys' public name for it
 from byok_tui.redaction import remember_secret
 
@@ -45,7 +46,8 @@ class KeyFileCorruptError(KeyStoreError):
 
 
 class KeyStore(ABC):
-    """A place that keeps keys under entry names. Values are normalised on save, never checked."""
+    """A place that keeps keys under entry names. Values are trimmed on save and refused if a
+    character left is not printable ASCII (key_text.check_key); their format is not checked."""
 
     def __init__(self) -> None:
         # Things the user should be told (for example: permissions were tightened).
@@ -80,11 +82,12 @@ class KeyStore(ABC):
         return found
 
     def set(self, entry: str, raw_value: str) -> bool:
-        """Save a key, normalised. An empty value removes the entry.
+        """Save a key, trimmed; KeyCharacterError (nothing saved) if it holds a character no
+        key has. An empty value removes the entry.
 
         Returns True when a key is stored afterwards.
         """
-        value = normalize_key(raw_value)
+        value = check_key(raw_value)
         if not value:
             self.delete(entry)
             return False

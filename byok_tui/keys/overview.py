@@ -14,6 +14,7 @@ from byok_tui.keys.resolve import (
     KeySpec,
     NoApiKeyError,
     ResolvedKey,
+    UnusableKeyError,
     remember_environment_keys,
     resolve_key,
 )
@@ -28,8 +29,11 @@ class KeyStatus:
     source: KeySource | None  # what a call would use now; None when there is no key
     origin: str
     masked: str  # "" when there is no key
+    unusable: str | None = None  # why the key found cannot be sent (a character no key has)
 
     def describe(self) -> str:
+        if self.unusable is not None:
+            return "invalid key (paste it again)"
         if self.source is None:
             return "no key"
         if self.source is KeySource.LOCAL_RUNTIME:
@@ -82,10 +86,13 @@ def key_overview(
     for spec in specs:
         entry = entry_name(spec.id) if spec.needs_key else None
         resolved: ResolvedKey | None
+        unusable = None
         try:
             resolved = resolve_key(spec, snapshot, environ=environ)
         except NoApiKeyError:
             resolved = None
+        except UnusableKeyError as refused:
+            resolved, unusable = None, refused.message
         statuses.append(
             KeyStatus(
                 provider_id=spec.id,
@@ -97,6 +104,7 @@ def key_overview(
                 masked=mask_key(resolved.value)
                 if resolved and resolved.source is not KeySource.LOCAL_RUNTIME
                 else "",
+                unusable=unusable,
             )
         )
     return KeyOverview(tuple(statuses), store.location, error, tuple(store.notices))

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind
+from byok_tui.key_text import first_bad_character
 from byok_tui.keys.base import KeyStore, entry_name, mask_key, normalize_key
 from byok_tui.redaction import remember_secret
 
@@ -57,6 +58,25 @@ class ResolvedKey:
         return f"{self.source.value} key {mask_key(self.value)}"
 
 
+class UnusableKeyError(ByokError):
+    """The key found holds a character no key has: refused before any request is made."""
+
+    kind = ErrorKind.AUTH
+
+    def __init__(self, spec: KeySpec, key: ResolvedKey, position: int, described: str) -> None:
+        where = {
+            KeySource.PER_BOT: "the bot's per-bot key",
+            KeySource.GLOBAL: f"the stored {spec.display_name} key",
+            KeySource.ENVIRONMENT: key.origin,
+        }.get(key.source, "the key")
+        super().__init__(
+            f"Invalid API key for {spec.display_name}: character {position} of {where} is "
+            f"{described}",
+            remedy=f"Paste the key again (Settings, ctrl+s, or `byok-tui keys set {spec.id}`); "
+            "nothing was sent.",
+        )
+
+
 class NoApiKeyError(ByokError):
     kind = ErrorKind.NO_KEY
 
@@ -86,6 +106,9 @@ def resolve_key(
     if resolved is None:
         log.debug("no key for %s", spec.id)
         raise NoApiKeyError(spec)
+    bad = first_bad_character(resolved.value) if spec.needs_key else None
+    if bad is not None:  # got in some other way (an edited file, the environment)
+        raise UnusableKeyError(spec, resolved, *bad)
     log.debug("key for %s: %s %s", spec.id, resolved.source.value, resolved.origin)
     return resolved
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from byok_tui.keys import KeyStoreError, NoApiKeyError, entry_name, resolve_key
+from byok_tui.keys import (
+    KeyStoreError,
+    NoApiKeyError,
+    UnusableKeyError,
+    entry_name,
+    resolve_key,
+)
 from byok_tui.keys.overview import KeyOverview, key_overview
 from byok_tui.providers.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
@@ -46,6 +52,8 @@ def key_in_use(context: AppContext, bot: Bot) -> KeyInUse:
         )
     except NoApiKeyError:
         return KeyInUse(f"No API key for {provider.display_name}", found=False)
+    except UnusableKeyError as error:
+        return KeyInUse(error.message, found=False)
     except KeyStoreError as error:
         return KeyInUse(error.one_line(), found=False)
     return KeyInUse(resolved.describe(), found=True)

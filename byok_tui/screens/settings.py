@@ -103,21 +103,23 @@ class SettingsScreen(Screen[None]):
     def _row(self, provider_id: str) -> ProviderRow:
         return self.query_one(f"#row-{provider_id}", ProviderRow)
 
-    def _warn(self, provider_id: str, key: str) -> None:
-        warning = key_mismatch_warning(get_provider(provider_id), key.strip())
+    def _warn(self, provider_id: str, key: str, problem: str | None = None) -> None:
+        warning = problem or key_mismatch_warning(get_provider(provider_id), key.strip())
         shown = self._row(provider_id).query_one(".warning", Static)
         shown.update(Text(warning or ""))
         shown.set_class(warning is not None, "shown")
 
     def on_key_field_changed(self, event: KeyField.Changed) -> None:
         provider_id = event.field.name or ""
+        self._warn(provider_id, event.value, event.problem)
+        if event.problem:
+            return  # not saved: the warning says why
         keys, entry, value = self.context.services.store, entry_name(provider_id), event.value
         self.context.writer.submit(
             f"key:{entry}",
             lambda: keys.set(entry, value),
             lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
         )
-        self._warn(provider_id, value)
 
     @on(Button.Pressed, ".test-key")
     def _test_pressed(self, event: Button.Pressed) -> None:

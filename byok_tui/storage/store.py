@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.keys import normalize_key
+from byok_tui.key_text import check_key
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.storage.db import connect
 
@@ -248,8 +248,9 @@ class Store:
         return key or None
 
     def set_bot_key(self, bot_id: int, raw_key: str | None) -> bool:
-        """Set the per-bot key (normalised like a global key); empty or None clears it."""
-        key = normalize_key(raw_key or "") or None
+        """Set the per-bot key (trimmed and checked like a global key: KeyCharacterError, and
+        nothing saved, if it holds a character no key has); empty or None clears it."""
+        key = check_key(raw_key or "") or None
         remember_secret(key)
         with self.transaction() as db:
             db.execute(

@@ -147,8 +147,8 @@ class ConfigPane(VerticalScroll):
     def show_key_in_use(self, description: str) -> None:
         self.query_one("#key-in-use", Static).update(Text(f"Next message: {description}"))
 
-    def _warn(self, selector: str, key: str) -> None:
-        warning = key_mismatch_warning(self.provider, key.strip())
+    def _warn(self, selector: str, key: str, problem: str | None = None) -> None:
+        warning = problem or key_mismatch_warning(self.provider, key.strip())
         shown = self.query_one(selector, Static)
         shown.update(Text(warning or ""))
         shown.set_class(warning is not None, "shown")
@@ -205,9 +205,11 @@ class ConfigPane(VerticalScroll):
 
     def on_key_field_changed(self, event: KeyField.Changed) -> None:
         event.stop()
-        if event.field.id == "global-key":
-            self._warn("#global-key-warning", event.value)
+        global_key = event.field.id == "global-key"
+        self._warn(f"#{event.field.id}-warning", event.value, event.problem)
+        if event.problem:
+            return  # not saved: the warning says why
+        if global_key:
             self.post_message(self.GlobalKeyEdited(self.provider.id, event.value))
         else:
-            self._warn("#bot-key-warning", event.value)
             self.post_message(self.BotKeyEdited(event.value))

@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Input
 
-from byok_tui.key_text import normalize_key
+from byok_tui.key_text import KeyCharacterError, check_key, normalize_key
 
 
 class KeyField(Horizontal):
@@ -20,10 +20,11 @@ class KeyField(Horizontal):
     """
 
     class Changed(Message):
-        def __init__(self, field: KeyField, value: str) -> None:
+        def __init__(self, field: KeyField, value: str, problem: str | None = None) -> None:
             super().__init__()
             self.field = field
             self.value = value
+            self.problem = problem  # why it cannot be saved (a character no key has), or None
 
         @property
         def control(self) -> KeyField:
@@ -53,6 +54,11 @@ class KeyField(Horizontal):
         if value != event.value:
             self.set_value(value)  # shown as it is saved
             event.input.cursor_position = len(value)
+        try:
+            check_key(value)
+        except KeyCharacterError as error:
+            self.post_message(self.Changed(self, value, problem=error.message))
+            return
         self.post_message(self.Changed(self, value))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -14,6 +14,8 @@ from byok_tui.keys.overview import KeyStatus
 
 def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
     """(symbol, words) for a provider's key state in the sidebar."""
+    if status.unusable is not None:
+        return "✗", "invalid key"
     if status.source is KeySource.LOCAL_RUNTIME:
         if local_running is None:
             return "?", "local runtime"
