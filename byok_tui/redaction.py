@@ -4,13 +4,19 @@ It removes any key the process has seen (stored, per-bot or environment keys reg
 themselves with `remember_secret`), anything shaped like a known provider key, `key=` query
 parameters, and the values of key-bearing headers, replacing each with `[REDACTED]`.
 
-Never logs, and never keeps a key anywhere but in the in-memory set of secrets to remove.
+A remembered key is found in every form text can show it in (as it is, repr- and JSON-escaped,
+URL-encoded), and so is any run of PIECE or more of its consecutive characters: a key cut
+short (an error message shortened to fit) is still a key. Redact first, then shorten.
+
+Never logs, and never keeps a key anywhere but in the in-memory sets of secrets to remove.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
+from dataclasses import dataclass
 from functools import cache
 from urllib.parse import quote, quote_plus
 
@@ -20,8 +26,31 @@ REDACTED = "[REDACTED]"
 # would destroy messages. Real keys are far longer; short ones are still caught by shape.
 MIN_SECRET_LENGTH = 6
 
+# Consecutive characters of a remembered key that count as the key: no 12-character run of a
+# random key turns up in other text, and a key cut anywhere leaves at least this much of it.
+PIECE = 12
+
 # Bounded re-scans: a replacement can, in theory, combine with its neighbours into a new match.
 _MAX_PASSES = 8
+
+
+def _forms(secret: str) -> set[str]:
+    """The ways text shows a key: as it is, in a repr or exception, in JSON, in a URL."""
+    return {
+        secret,
+        repr(secret)[1:-1],
+        secret.encode("unicode_escape").decode("ascii"),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    literal: re.Pattern[str]  # every form of every key, longest first
+    runs: re.Pattern[str] | None  # runs of PIECE or more characters that keys are made of
 
 
 @cache
@@ -57,47 +86,82 @@ class Redactor:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._secrets: set[str] = set()
-        self._compiled: re.Pattern[str] | None = None  # None: compile when next needed
+        self._secrets: set[str] = set()  # every form of every remembered key
+        self._pieces: set[str] = set()  # every PIECE-long run of those forms
+        self._compiled: _Compiled | None = None  # None: compile when next needed
 
     def remember(self, secret: str | None) -> None:
         if not secret or len(secret) < MIN_SECRET_LENGTH:
             return
-        variants = {secret, quote(secret, safe=""), quote_plus(secret)}
+        forms = _forms(secret)
         with self._lock:
-            if variants <= self._secrets:
+            if forms <= self._secrets:
                 return
-            self._secrets |= variants
+            self._secrets |= forms
+            for form in forms:
+                self._pieces.update(form[i : i + PIECE] for i in range(len(form) - PIECE + 1))
             self._compiled = None  # compiled once when next needed, not once per key
 
     def forget_all(self) -> None:
         with self._lock:
             self._secrets.clear()
+            self._pieces.clear()
             self._compiled = None
 
     @property
-    def _literal(self) -> re.Pattern[str] | None:
-        """Every remembered secret, longest first, as one pattern (None when there are none)."""
+    def _patterns(self) -> _Compiled | None:
         with self._lock:
             if self._compiled is None and self._secrets:
                 ordered = sorted(self._secrets, key=len, reverse=True)
-                self._compiled = re.compile("|".join(re.escape(s) for s in ordered))
+                literal = re.compile("|".join(re.escape(s) for s in ordered))
+                alphabet = "".join(sorted({c for piece in self._pieces for c in piece}))
+                runs = re.compile(f"[{re.escape(alphabet)}]{{{PIECE},}}") if alphabet else None
+                self._compiled = _Compiled(literal, runs)
             return self._compiled
 
+    def _known_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where remembered keys, or runs of PIECE of their characters, are in `text`."""
+        patterns = self._patterns
+        if patterns is None:
+            return []
+        spans = [match.span() for match in patterns.literal.finditer(text)]
+        if patterns.runs is not None:
+            pieces = self._pieces
+            for run in patterns.runs.finditer(text):
+                base, found = run.start(), run.group()
+                for i in range(len(found) - PIECE + 1):
+                    if found[i : i + PIECE] in pieces:
+                        spans.append((base + i, base + i + PIECE))
+        return _merged(spans)
+
+    def holds_known(self, text: str) -> bool:
+        """Whether `text` holds a remembered key (in any form) or a piece of one."""
+        return bool(self._known_spans(text))
+
+    def _without_known(self, text: str) -> str:
+        spans = self._known_spans(text)
+        if not spans:
+            return text
+        parts, last = [], 0
+        for start, end in spans:
+            parts += [text[last:start], REDACTED]
+            last = end
+        parts.append(text[last:])
+        return "".join(parts)
+
     def redact_known(self, text: str) -> str:
-        """Only the remembered keys, as literals: for user content (exports), where a
-        key-shaped string the user wrote on purpose must survive but their own keys must not."""
+        """Only the remembered keys (and pieces of them): for user content (exports), where
+        a key-shaped string the user wrote on purpose must survive but their own keys must
+        not."""
         for _ in range(_MAX_PASSES):
-            literal = self._literal
-            if literal is None or not literal.search(text):
+            redacted = self._without_known(text)
+            if redacted == text:
                 return text
-            text = literal.sub(REDACTED, text)
+            text = redacted
         return REDACTED
 
     def _one_pass(self, text: str) -> str:
-        literal = self._literal
-        if literal is not None:
-            text = literal.sub(REDACTED, text)
+        text = self._without_known(text)
         shape = _shape_pattern()
         if shape is not None:
             text = shape.sub(REDACTED, text)
@@ -105,20 +169,24 @@ class Redactor:
             text = pattern.sub(replacement, text)
         return text
 
-    def _still_secret(self, text: str) -> bool:
-        literal = self._literal
-        if literal is not None and literal.search(text):
-            return True
-        shape = _shape_pattern()
-        return shape is not None and shape.search(text) is not None
-
     def redact(self, text: str) -> str:
         for _ in range(_MAX_PASSES):
-            text = self._one_pass(text)
-            if not self._still_secret(text):
+            redacted = self._one_pass(text)
+            if redacted == text:
                 return text
+            text = redacted
         # Pathological input that keeps re-forming a secret: show nothing rather than leak.
         return REDACTED
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 _REDACTOR = Redactor()
@@ -140,9 +208,10 @@ def redact_known_secrets(text: str) -> str:
 
 
 def redact_keys(text: str) -> str:
-    """`text` with every remembered key and anything shaped like a provider's key replaced,
-    and nothing else changed: for text derived from what the user wrote (titles) and for
-    exports, which may hold a key deleted from the store since, or never stored."""
+    """`text` with every remembered key (and piece of one) and anything shaped like a
+    provider's key replaced, and nothing else changed: for text derived from what the user
+    wrote (titles) and for everything that leaves byok-tui (exports, share links, the
+    clipboard), which may hold a key deleted from the store since, or never stored."""
     text = _REDACTOR.redact_known(text)
     shape = _shape_pattern()
     return shape.sub(REDACTED, text) if shape is not None else text
@@ -154,8 +223,7 @@ def secrets_in(text: str) -> list[str]:
     from byok_tui.providers.registry import key_providers
 
     found = []
-    literal = _REDACTOR._literal
-    if literal is not None and literal.search(text):
+    if _REDACTOR.holds_known(text):
         found.append("one of your API keys")
     for provider in key_providers():
         if provider.key_pattern and re.search(provider.key_pattern, text):

@@ -40,8 +40,11 @@ class ProviderError(ByokError):
         self.kind = kind
         self.provider_id = provider.id
         self.status = status
+        # Redacted whole, then shortened: a key cut by the shortening would be missed.
         self.provider_message = (
-            strip_terminal_controls(redact(provider_message)) if provider_message else None
+            _shortened(strip_terminal_controls(redact(provider_message)))
+            if provider_message
+            else None
         )
         self.retry_after = retry_after
         self.daily_limit = daily_limit
@@ -119,7 +122,7 @@ def _message_of(data: Any) -> str | None:
         if isinstance(value, str):
             return value
         if value is not None:
-            return json.dumps(value)[:_MAX_PROVIDER_MESSAGE]
+            return json.dumps(value)
     return None
 
 
@@ -240,7 +243,7 @@ def classify_http_error(
         f"{provider.display_name}: {status} {title}",
         provider=provider,
         status=status,
-        provider_message=message[:_MAX_PROVIDER_MESSAGE] if message else None,
+        provider_message=message or None,
         retry_after=retry_after,
         daily_limit=daily,
     )
@@ -264,8 +267,15 @@ def stream_error(provider: Provider, payload: Any) -> ProviderError:
     if isinstance(error, dict) and isinstance(error.get("code"), int):
         status = error["code"]
     classified = classify_http_error(provider, status, {}, json.dumps(payload))
-    classified.provider_message = strip_terminal_controls(redact(message[:_MAX_PROVIDER_MESSAGE]))
+    classified.provider_message = _shortened(strip_terminal_controls(redact(message)))
     return classified
+
+
+def _shortened(message: str) -> str:
+    """A provider's message cut to a readable length (always after redaction)."""
+    if len(message) <= _MAX_PROVIDER_MESSAGE:
+        return message
+    return message[: _MAX_PROVIDER_MESSAGE - 1] + "…"
 
 
 def protocol_error(provider: Provider, what: str) -> ProviderError:

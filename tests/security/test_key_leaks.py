@@ -283,3 +283,20 @@ def test_the_export_removes_key_shaped_text_not_only_keys_stored_today() -> None
     exported = run_cli("export").stdout
     assert gone not in exported
     assert "my old key was [REDACTED]" in exported
+
+
+def test_a_long_provider_error_ending_in_the_key_leaks_no_piece_of_it_anywhere() -> None:
+    """The message is redacted before it is cut to length: a cut key is still a key."""
+    key = "odd-mistral-key-value-0123456789"  # 32 characters, of no known shape
+    run_cli("keys", "set", "mistral", stdin=key)
+    body = json.dumps({"error": {"message": "x" * 470 + " " + key}}).encode()
+    with provider_server() as server:
+        server.reply_with(Reply(401, {"content-type": "application/json"}, [body]))
+        env = {"BYOK_TUI_MISTRAL_BASE_URL": f"{server.base_url}/v1"}
+        printed = run_cli("ask", "-p", "mistral", "hi", env=env)
+    assert printed.returncode == 4
+    pieces = [key[i : i + 12] for i in range(len(key) - 11)]
+    exported = run_cli("export").stdout
+    for place, text in (("ask", printed.stderr + printed.stdout), ("export", exported)):
+        assert not any(piece in text for piece in pieces), place
+    assert not any(piece.encode() in database_bytes() for piece in pieces)

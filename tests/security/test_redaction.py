@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from byok_tui.errors import ByokError
 from byok_tui.providers.registry import key_providers
-from byok_tui.redaction import REDACTED, forget_secrets, redact, remember_secret
+from byok_tui.redaction import (
+    REDACTED,
+    forget_secrets,
+    redact,
+    redact_known_secrets,
+    remember_secret,
+)
 from tests.support.keys import FAKE_KEYS
 
 SURROUNDINGS = st.text(max_size=80)
@@ -94,3 +101,89 @@ def test_a_title_made_from_a_message_holds_no_piece_of_a_key(
 
     title = title_for(f"{before} {key} {after}")
     assert not any(key[i : i + 12] in title for i in range(len(key) - 11)), title
+
+
+def pieces_of(key: str, size: int = 12) -> list[str]:
+    return [key[i : i + size] for i in range(len(key) - size + 1)]
+
+
+def holds_a_piece_of(text: str, key: str) -> bool:
+    return any(piece in text for piece in pieces_of(key))
+
+
+# Keys the user could have stored (printable ASCII) and one that got in with an invisible
+# character (its escaped form is what an exception's text shows).
+STORED_KEYS = st.one_of(
+    st.text(
+        alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=16, max_size=80
+    ),
+    st.builds(
+        lambda a, b: a + "\u200b" + b,
+        st.from_regex(r"sk-[a-z]{6}", fullmatch=True),
+        st.from_regex(r"[A-Za-z0-9]{20,40}", fullmatch=True),
+    ),
+).filter(lambda key: key not in REDACTED and REDACTED not in key)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    before=SURROUNDINGS,
+    key=STORED_KEYS,
+    after=SURROUNDINGS,
+    form=st.sampled_from(
+        ["raw", "repr", "json", "json-ascii", "url", "url-plus", "unicode-escape"]
+    ),
+)
+def test_a_known_key_is_redacted_in_every_escaped_form(
+    before: str, key: str, after: str, form: str
+) -> None:
+    """What an exception, a JSON body or a URL shows of a key is still the key."""
+    import json
+    from urllib.parse import quote_plus
+
+    forget_secrets()
+    remember_secret(key)
+    shown = {
+        "raw": key,
+        "repr": repr(key)[1:-1],
+        "json": json.dumps(key, ensure_ascii=False)[1:-1],
+        "json-ascii": json.dumps(key)[1:-1],
+        "url": quote(key, safe=""),
+        "url-plus": quote_plus(key),
+        "unicode-escape": key.encode("unicode_escape").decode("ascii"),
+    }[form]
+    for redacted in (redact(before + shown + after), redact_known_secrets(before + shown + after)):
+        assert not holds_a_piece_of(redacted, shown), (form, redacted)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(before=SURROUNDINGS, key=STORED_KEYS, after=SURROUNDINGS, data=st.data())
+def test_a_cut_key_is_still_a_key_any_run_of_twelve_of_its_characters(
+    before: str, key: str, after: str, data: st.DataObject
+) -> None:
+    forget_secrets()
+    remember_secret(key)
+    start = data.draw(st.integers(0, len(key) - 12))
+    end = data.draw(st.integers(start + 12, len(key)))
+    cut = key[start:end]
+    for redacted in (redact(before + cut + after), redact_known_secrets(before + cut + after)):
+        assert not holds_a_piece_of(redacted, cut), redacted
+
+
+@pytest.mark.parametrize("padding", [470, 489])
+def test_a_provider_message_is_redacted_before_it_is_shortened(padding: int) -> None:
+    """At 489, a cut to 500 characters first would leave the key's first 10 characters: too
+    few to be known as a piece of it. Redacting first leaves none."""
+    import json as json_module
+
+    from byok_tui.providers.errors import classify_http_error
+    from byok_tui.providers.registry import get_provider
+
+    key = "odd-mistral-key-value-0123456789"  # 32 characters, of no known shape
+    forget_secrets()
+    remember_secret(key)
+    body = {"error": {"message": "x" * padding + " " + key + " and more after it"}}
+    error = classify_http_error(get_provider("mistral"), 401, {}, json_module.dumps(body))
+    for shown in (error.provider_message or "", error.one_line(), str(error)):
+        assert not holds_a_piece_of(shown, key), shown
+        assert key[:8] not in shown, shown
