@@ -88,6 +88,7 @@ class Redactor:
         self._lock = threading.Lock()
         self._secrets: set[str] = set()  # every form of every remembered key
         self._pieces: set[str] = set()  # every PIECE-long run of those forms
+        self._joined = ""  # every form, NUL-separated: is a short text part of a key?
         self._compiled: _Compiled | None = None  # None: compile when next needed
 
     def remember(self, secret: str | None) -> None:
@@ -98,6 +99,7 @@ class Redactor:
             if forms <= self._secrets:
                 return
             self._secrets |= forms
+            self._joined = "\0".join(sorted(self._secrets))
             for form in forms:
                 self._pieces.update(form[i : i + PIECE] for i in range(len(form) - PIECE + 1))
             self._compiled = None  # compiled once when next needed, not once per key
@@ -106,6 +108,7 @@ class Redactor:
         with self._lock:
             self._secrets.clear()
             self._pieces.clear()
+            self._joined = ""
             self._compiled = None
 
     @property
@@ -118,6 +121,15 @@ class Redactor:
                 runs = re.compile(f"[{re.escape(alphabet)}]{{{PIECE},}}") if alphabet else None
                 self._compiled = _Compiled(literal, runs)
             return self._compiled
+
+    def could_continue_a_key(self, text: str) -> int:
+        """How many characters at the end of `text` (fewer than PIECE) could be the start of
+        a remembered key, or of a run of it, that more text would complete."""
+        joined = self._joined
+        for length in range(min(PIECE - 1, len(text)), 0, -1):
+            if text[-length:] in joined:
+                return length
+        return 0
 
     def _known_spans(self, text: str) -> list[tuple[int, int]]:
         """Where remembered keys, or runs of PIECE of their characters, are in `text`."""
@@ -177,6 +189,32 @@ class Redactor:
             text = redacted
         # Pathological input that keeps re-forming a secret: show nothing rather than leak.
         return REDACTED
+
+
+class StreamRedactor:
+    """Remembered keys removed from text that arrives in pieces (a streamed reply): a key cut
+    across two pieces is still found. Holds back only what could still become a key: a
+    key reaching the end of what arrived, or a short tail that occurs inside one."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, text: str) -> str:
+        """What of the text so far can be shown now, keys replaced."""
+        pending = self._pending + text
+        cut = len(pending) - _REDACTOR.could_continue_a_key(pending)
+        for start, end in _REDACTOR._known_spans(pending):
+            if end == len(pending):  # the key may go on in the next piece: hold all of it
+                cut = min(cut, start)
+            elif start < cut < end:  # a key found whole: out in one piece, never split
+                cut = end
+        self._pending = pending[cut:]
+        return _REDACTOR.redact_known(pending[:cut]) if cut else ""
+
+    def flush(self) -> str:
+        """The rest, at the end of the stream."""
+        rest, self._pending = self._pending, ""
+        return _REDACTOR.redact_known(rest)
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

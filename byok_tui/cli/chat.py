@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import signal
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
@@ -17,7 +17,7 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     TextDelta,
 )
-from byok_tui.redaction import secrets_in
+from byok_tui.redaction import StreamRedactor, secrets_in
 from byok_tui.services import Services, open_services
 
 EXIT_STATUS: dict[ErrorKind, int] = {
@@ -187,18 +187,15 @@ async def _stream(
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     provider = get_provider(config.provider)
-    wrote_text = False
+    reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     async with _client(services, args.timeout) as client:
         service = ConversationService(store, client)
         try:
             async for event in service.send(bot, conversation, prompt, config=config):
                 if isinstance(event, TextDelta):
-                    sys.stdout.write(event.text)
-                    sys.stdout.flush()
-                    wrote_text = True
+                    reply.write(event.text)
                 elif isinstance(event, ReasoningDelta) and args.reasoning:
-                    sys.stderr.write(event.text)
-                    sys.stderr.flush()
+                    reasoning.write(event.text)
                 elif isinstance(event, RateLimitWait):
                     print(
                         f"byok-tui: waiting {event.seconds:.0f} s to stay under "
@@ -207,16 +204,41 @@ async def _stream(
                         file=sys.stderr,
                     )
         except ByokError as error:  # a provider's answer, no usable key, a failed save
-            if wrote_text:
-                sys.stdout.write("\n")
+            reasoning.end()
+            reply.end()
             print(f"byok-tui: {error.one_line()}", file=sys.stderr)
             return EXIT_STATUS.get(error.kind, 1)
         except asyncio.CancelledError:
-            print("\nbyok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
+            reply.end()
+            print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
-    if wrote_text:
-        sys.stdout.write("\n")
+    reasoning.end()
+    reply.end()
     return 0
+
+
+class _Printer:
+    """Streamed text to a terminal or a pipe, with the user's keys replaced (even a key cut
+    across two pieces), ended with a new line if anything was written."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._redactor = StreamRedactor()
+        self._wrote = False
+
+    def write(self, text: str) -> None:
+        shown = self._redactor.feed(text)
+        if shown:
+            self._stream.write(shown)
+            self._stream.flush()
+            self._wrote = True
+
+    def end(self) -> None:
+        rest = self._redactor.flush()
+        if rest or self._wrote:
+            self._stream.write(rest + "\n")
+            self._stream.flush()
+            self._wrote = False
 
 
 def _models(args: argparse.Namespace) -> int:

@@ -240,7 +240,11 @@ class ChatSending(Screen[None]):
         self.post_message(ReplyEvent(event))
 
     def on_reply_text_ready(self, _message: ReplyTextReady) -> None:
-        text, reasoning = self._incoming.take()
+        self._show_incoming()
+
+    def _show_incoming(self, *, final: bool = False) -> None:
+        """Give the reply what arrived; `final`: all of it (the reply has ended)."""
+        text, reasoning = self._incoming.take(final=final)
         if self._reply is None:
             return
         self._wait_until = 0.0
@@ -284,7 +288,7 @@ class ChatSending(Screen[None]):
             return
         self._wait_until = 0.0
         if reply is not None and isinstance(event, Done):
-            self.on_reply_text_ready(ReplyTextReady())
+            self._show_incoming(final=True)
             reply.finish()
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
@@ -314,7 +318,7 @@ class ChatSending(Screen[None]):
 
     async def on_reply_ended(self, message: ReplyEnded) -> None:
         self._echo()
-        self.on_reply_text_ready(ReplyTextReady())  # what arrived before the end is shown
+        self._show_incoming(final=True)  # what arrived before the end is shown
         reply, self._reply = self._reply, None
         if reply is not None:
             reply.finish()

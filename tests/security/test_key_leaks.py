@@ -300,3 +300,39 @@ def test_a_long_provider_error_ending_in_the_key_leaks_no_piece_of_it_anywhere()
     for place, text in (("ask", printed.stderr + printed.stdout), ("export", exported)):
         assert not any(piece in text for piece in pieces), place
     assert not any(piece.encode() in database_bytes() for piece in pieces)
+
+
+def echo_split(key: str, before: str = "your key is ", after: str = ", right?") -> Reply:
+    """A reply that echoes `key` cut across three streamed pieces."""
+    cut = len(key) // 3
+    texts = [before + key[:cut], key[cut : 2 * cut], key[2 * cut :] + after]
+    return Reply(
+        steps=[
+            *sse(*({"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts)),
+            *sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, done=True),
+        ]
+    )
+
+
+def test_ask_never_prints_a_key_the_reply_echoes_even_split_across_pieces() -> None:
+    key = "my-own-gateway-key-" + "9" * 30  # of no known shape: only the known-key layer
+    run_cli("keys", "set", "openai", stdin=key)
+    with provider_server() as server:
+        server.reply_with(echo_split(key))
+        env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
+        printed = run_cli("ask", "-p", "openai", "what is my key?", env=env)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == "your key is [REDACTED], right?\n"
+
+
+async def test_the_transcript_never_shows_a_key_the_reply_echoes() -> None:
+    key = "my-own-gateway-key-" + "9" * 30
+    run_cli("keys", "set", "openai", stdin=key)
+    with provider_server() as server:
+        server.reply_with(echo_split(key))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "what is my key?")
+            await wait_for(pilot, lambda: bool(replies(app)) and replies(app)[0].endswith("right?"))
+            assert replies(app) == ["your key is [REDACTED], right?"]

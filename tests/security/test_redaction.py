@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
 from urllib.parse import quote
 
 import pytest
@@ -187,3 +189,42 @@ def test_a_provider_message_is_redacted_before_it_is_shortened(padding: int) -> 
     for shown in (error.provider_message or "", error.one_line(), str(error)):
         assert not holds_a_piece_of(shown, key), shown
         assert key[:8] not in shown, shown
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    before=SURROUNDINGS,
+    key=STORED_KEYS,
+    after=SURROUNDINGS,
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+)
+def test_a_key_split_across_streamed_pieces_never_comes_out(
+    before: str, key: str, after: str, cuts: list[int]
+) -> None:
+    """However a reply is cut into pieces, what comes out is what redacting it whole gives."""
+    from byok_tui.redaction import StreamRedactor
+
+    forget_secrets()
+    remember_secret(key)
+    whole = before + key + after
+    bounds = sorted({0, len(whole), *(c for c in cuts if c < len(whole))})
+    stream = StreamRedactor()
+    out = "".join(stream.feed(whole[a:b]) for a, b in pairwise(bounds))
+    out += stream.flush()
+
+    def merged(text: str) -> str:  # two adjacent keys may come out as one marker or two
+        return re.sub(r"(\[REDACTED\])+", REDACTED, text)
+
+    assert merged(out) == merged(redact_known_secrets(whole))
+    assert not holds_a_piece_of(out, key)
+
+
+def test_text_with_no_key_in_it_is_held_back_only_as_long_as_it_could_start_one() -> None:
+    from byok_tui.redaction import StreamRedactor
+
+    forget_secrets()
+    remember_secret("sk-proj-ZZZZ" + "Q" * 40)
+    stream = StreamRedactor()
+    assert stream.feed("Hello there, ") == "Hello there, "  # nothing in it begins a key
+    assert stream.feed("here is sk-pr") == "here is "  # could be the start of it
+    assert stream.feed("ogress.") + stream.flush() == "sk-progress."
