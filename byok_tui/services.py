@@ -80,6 +80,17 @@ def known_keys(services: Services) -> list[str]:
     return [*stored.values(), *(key for key in env if key)]
 
 
+def remember_every_key(services: Services, store: Store) -> None:
+    """Register every stored, environment and per-bot key with the redaction layer, so that
+    copies of them are found in a prompt, and in every document that leaves byok-tui."""
+    from byok_tui.redaction import remember_secret
+
+    for key in known_keys(services):
+        remember_secret(key)
+    for bot in store.bots():
+        store.bot_key(bot.id)  # registers it
+
+
 def default_bot(services: Services, store: Store) -> Bot:
     provider = starting_provider(services)
     return store.default_bot(provider.id, provider.default_model)

@@ -131,7 +131,7 @@ def _client(services: Services, timeout: float | None) -> Any:
 
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.conversation import title_for
-    from byok_tui.services import default_bot, open_store
+    from byok_tui.services import default_bot, open_store, remember_every_key
     from byok_tui.storage.store import BotConfig
 
     services = open_services()
@@ -153,11 +153,7 @@ def _ask(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens or bot.config.max_tokens,
     )
     prompt = _read_prompt(args.prompt)
-    from byok_tui.keys.overview import key_overview
-
-    key_overview(providers(), services.store, services.environ)  # knows every key, to spot one
-    for known in store.bots():
-        store.bot_key(known.id)
+    remember_every_key(services, store)  # to spot any of them in the prompt and the reply
     found = secrets_in(prompt)
     if found and not args.allow_secrets:
         raise ByokError(

@@ -10,7 +10,14 @@ from typing import Any
 
 from byok_tui.errors import ByokError
 from byok_tui.keys import normalize_key
-from byok_tui.services import Services, default_bot, known_keys, open_services, open_store
+from byok_tui.services import (
+    Services,
+    default_bot,
+    known_keys,
+    open_services,
+    open_store,
+    remember_every_key,
+)
 from byok_tui.storage.store import BotConfig, Store
 
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
@@ -182,7 +189,8 @@ def _key(args: argparse.Namespace) -> int:
 def _share(args: argparse.Namespace) -> int:
     from byok_tui.storage.share import encode_bot_link
 
-    _services, store = _open()
+    services, store = _open()
+    remember_every_key(services, store)
     print(encode_bot_link(store.bot(args.name).config))
     return 0
 

@@ -25,7 +25,7 @@ from byok_tui.keys import entry_name
 from byok_tui.keys.overview import KeyOverview
 from byok_tui.providers.model_cache import refresh_models
 from byok_tui.providers.registry import get_provider
-from byok_tui.redaction import redact_known_secrets
+from byok_tui.redaction import redact_keys
 from byok_tui.screens.chat_messages import (
     ChatState,
     KeyInUse,
@@ -483,8 +483,9 @@ class ChatScreen(ChatSending):
         if not text:
             self.notify("No message to copy yet.")
             return
-        # A key pasted into a conversation is not copied on to wherever the clipboard goes.
-        copied = redact_known_secrets(text)
+        # A key pasted into a conversation is not copied on to wherever the clipboard goes:
+        # the clipboard is redacted like every document that leaves byok-tui.
+        copied = redact_keys(text)
         self.app.copy_to_clipboard(copied)
         if copied != text:
             self.notify("Copied to the clipboard; your key in it was replaced by [REDACTED].")

@@ -14,6 +14,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from byok_tui.redaction import redact_keys
 from byok_tui.storage.bot_fields import BotInputError, CheckedBot, bot_fields, check_bot_fields
 from byok_tui.storage.store import BotConfig
 
@@ -25,7 +26,12 @@ _BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def encode_bot_link(config: BotConfig) -> str:
-    payload = json.dumps(bot_fields(config), separators=(",", ":"), ensure_ascii=False)
+    """The link, with any key in its text replaced as in every document that leaves byok-tui
+    (the keys the process knows: see services.remember_every_key)."""
+    fields = {
+        name: redact_keys(v) if isinstance(v, str) else v for name, v in bot_fields(config).items()
+    }
+    payload = json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
     encoded = base64.urlsafe_b64encode(payload.encode("utf-8")).decode("ascii").rstrip("=")
     return f"{SCHEME}://bot?v={LINK_VERSION}&c={encoded}"
 

@@ -17,7 +17,7 @@ from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link
 from byok_tui.storage.store import BotConfig, Store
 from tests.support.cli import run_cli
-from tests.support.keys import PER_BOT_KEY
+from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 
 
 def link_of(payload: object) -> str:
@@ -152,3 +152,20 @@ def test_a_hostile_link_changes_nothing_and_exits_2() -> None:
     result = run_cli("bot", "import", link_of({**GOOD, "provider": "evil"}))
     assert result.returncode == 2
     assert "unknown provider 'evil'" in result.stderr
+
+
+def test_a_link_copies_no_key_out_of_the_system_prompt_as_the_export_does() -> None:
+    """Every document that leaves byok-tui (share link, export, clipboard) redacts alike."""
+    key = "my-own-gateway-key-" + "7" * 30  # stored, of no known shape
+    assert run_cli("keys", "set", "openai", stdin=key).returncode == 0
+    shaped = FAKE_KEYS["groq"]  # stored nowhere: only its shape tells
+    prompt = f"Use {key} for the gateway and {shaped} for Groq."
+    assert run_cli("bot", "add", "Leaky", "-p", "openai", "--system", prompt).returncode == 0
+    link = run_cli("bot", "share", "Leaky").stdout.strip()
+    decoded = base64.urlsafe_b64decode(link.split("c=")[1] + "==").decode()
+    exported = run_cli("export").stdout
+    for document in (decoded, exported):
+        assert key[:12] not in document and shaped[:12] not in document
+        assert "Use [REDACTED] for the gateway and [REDACTED] for Groq." in document.replace(
+            "\\\\", "\\"
+        )
