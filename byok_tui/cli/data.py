@@ -139,8 +139,12 @@ def _list(_args: argparse.Namespace) -> int:
     for bot in store.bots():
         if not get_provider(bot.config.provider).needs_key:
             key = "local runtime"
+        elif bot.has_key:
+            key = "per-bot key"
+        elif bot.kept_key_for:
+            key = f"global (its own key is kept for {bot.kept_key_for})"
         else:
-            key = "per-bot key" if bot.has_key else "global"
+            key = "global"
         rows.append((bot.name, bot.config.provider, bot.config.model, key))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     for row in rows:

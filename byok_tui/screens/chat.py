@@ -356,6 +356,9 @@ class ChatScreen(ChatSending):
     def _save_config(self, config: BotConfig) -> None:
         if self.state is None:
             return
+        before = self.state.bot
+        if config.provider != before.config.provider and before.has_key:
+            self._ask_about_kept_key(before.id, before.config.provider, config.provider)
         bot_id, store = self.state.bot.id, self.context.store
         self.context.writer.submit(
             f"bot:{bot_id}",
@@ -363,6 +366,30 @@ class ChatScreen(ChatSending):
             lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
         )
         self._reload()
+
+    def _ask_about_kept_key(self, bot_id: int, was: str, now: str) -> None:
+        """The bot's own key stays with the provider it was set under (the store never gives
+        it for another): remove it, or keep it for when the bot goes back."""
+        was_name, now_name = get_provider(was).display_name, get_provider(now).display_name
+
+        def answered(remove: bool | None) -> None:
+            if remove:
+                store = self.context.store
+                self.context.writer.submit(
+                    f"bot-key:{bot_id}",
+                    lambda: store.set_bot_key(bot_id, None),
+                    lambda error: self.app.call_from_thread(
+                        self.notify, str(error), severity="error"
+                    ),
+                )
+                self._reload()
+
+        question = (
+            f"This bot's own key is for {was_name}: it is never sent to {now_name}. Remove "
+            f"it, or keep it for when the bot uses {was_name} again?"
+        )
+        dialog = ConfirmDialog(question, yes="Remove it", no=f"Keep it for {was_name}")
+        self.app.push_screen(dialog, answered)
 
     def on_config_pane_config_edited(self, message: ConfigPane.ConfigEdited) -> None:
         if self.state is None or message.config == self.state.bot.config:

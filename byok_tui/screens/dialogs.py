@@ -47,17 +47,17 @@ class ConfirmDialog(ModalScreen[bool]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, question: str, yes: str = "Delete") -> None:
+    def __init__(self, question: str, yes: str = "Delete", no: str = "Cancel") -> None:
         super().__init__()
         self._question = question
-        self._yes = yes
+        self._yes, self._no = yes, no
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._question, markup=False)
             with Horizontal():
                 yield Button(self._yes, variant="error", id="yes")
-                yield Button("Cancel", id="no")
+                yield Button(self._no, id="no")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

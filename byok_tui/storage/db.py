@@ -72,6 +72,12 @@ MIGRATIONS: tuple[str, ...] = (
         value TEXT NOT NULL
     );
     """,
+    # 2: a per-bot key belongs to the provider it was set under (one set before belongs to
+    # the bot's provider then): it is never sent to another provider the bot moves to.
+    """
+    ALTER TABLE bots ADD COLUMN k_provider TEXT;
+    UPDATE bots SET k_provider = provider WHERE k IS NOT NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

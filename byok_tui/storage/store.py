@@ -51,7 +51,8 @@ class Bot:
     id: int
     uuid: str
     config: BotConfig
-    has_key: bool
+    has_key: bool  # a per-bot key for the provider the bot uses now
+    kept_key_for: str | None = None  # the provider a per-bot key was set under, if any
 
     @property
     def name(self) -> str:
@@ -142,7 +143,8 @@ def _bot(row: sqlite3.Row) -> Bot:
         temperature=row["temperature"],
         max_tokens=row["max_tokens"],
     )
-    return Bot(row["id"], row["uuid"], config, bool(row["k"]))
+    kept_for = row["k_provider"] if row["k"] else None
+    return Bot(row["id"], row["uuid"], config, kept_for == config.provider, kept_for)
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
@@ -241,11 +243,15 @@ class Store:
             db.execute("DELETE FROM bots WHERE id = ?", (bot_id,))
 
     def bot_key(self, bot_id: int) -> str | None:
-        """The per-bot key (`k`), read at call time so a change applies to the next message."""
-        row = self._one("SELECT k FROM bots WHERE id = ?", bot_id)
-        key = row["k"] if row is not None else None
-        remember_secret(key)
-        return key or None
+        """The per-bot key (`k`), read at call time so a change applies to the next message;
+        None while the bot uses another provider than the one it was set under."""
+        row = self._one("SELECT k, k_provider, provider FROM bots WHERE id = ?", bot_id)
+        if row is None or not row["k"]:
+            return None
+        remember_secret(row["k"])  # known, so that a copy of it is found anywhere
+        if row["k_provider"] != row["provider"]:
+            return None  # set for another provider: never sent to this one
+        return str(row["k"])
 
     def set_bot_key(self, bot_id: int, raw_key: str | None) -> bool:
         """Set the per-bot key (trimmed and checked like a global key: KeyCharacterError, and
@@ -254,7 +260,9 @@ class Store:
         remember_secret(key)
         with self.transaction() as db:
             db.execute(
-                "UPDATE bots SET k = ?, updated = ? WHERE id = ?", (key, time.time(), bot_id)
+                "UPDATE bots SET k = ?, k_provider = CASE WHEN ? IS NULL THEN NULL ELSE provider"
+                " END, updated = ? WHERE id = ?",
+                (key, key, time.time(), bot_id),
             )
         return key is not None
 
