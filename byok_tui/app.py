@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
@@ -131,6 +132,20 @@ class ByokApp(App[None]):
         if self._opened is not None:
             self._opened.writer.shutdown()  # every key typed is saved before we go
             await self._opened.client.aclose()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Notifications carry outside text (titles, names, a provider's message): shown as
+        the text they are, never parsed as markup, whatever the caller asked (Textual's own
+        Screen.notify asks for markup)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def action_help(self) -> None:
         from byok_tui.screens.help import HelpScreen

@@ -1,9 +1,14 @@
-"""Untrusted text made safe for a terminal.
+"""Untrusted text made safe for a terminal: the one boundary for text from outside.
 
-Model output and provider error bodies come from the network. Terminal escape sequences in them
-(ANSI colours, OSC 52 clipboard writes, OSC 8 links, title changes, DCS) must never reach the
-terminal raw, so every escape sequence and every other control character is removed, except
-newline and tab. Printable text, Unicode included, is untouched. Never imports Textual.
+Model output, provider error bodies, model lists, imports, share links and prompts piped in
+may hold terminal escape sequences (ANSI colours, OSC 52 clipboard writes, OSC 8 links, title
+changes, DCS), C1 controls and bidi overrides (which make text read otherwise than it is).
+None may reach the terminal, so every escape sequence, every control character but newline
+and tab, and every bidi control is removed. Printable text, Unicode included, is untouched.
+
+Where it is applied: the providers layer for what arrives and is shown without being stored
+(model lists, errors, replies); the store for everything it writes; the CLI's output streams
+as a last check. Never imports Textual.
 """
 
 from __future__ import annotations
@@ -20,11 +25,24 @@ _ESCAPES = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls (not newline or tab), DEL, and the bidi controls: embeddings, overrides,
+# isolates and marks.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_WHITE_SPACE = re.compile(r"\s+")
+
+
+def has_terminal_controls(text: str) -> bool:
+    """Whether `text` holds anything strip_terminal_controls would remove."""
+    return _CONTROLS.search(text) is not None
 
 
 def strip_terminal_controls(text: str) -> str:
-    """`text` without escape sequences or control characters (newline and tab are kept)."""
+    """`text` without escape sequences, control or bidi characters (newline, tab are kept)."""
     if not _CONTROLS.search(text):
         return text  # the common case: nothing to do, no copy
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def clean_line(text: str) -> str:
+    """A one-line field (a name, a model id, a title): safe, and on one line."""
+    return _WHITE_SPACE.sub(" ", strip_terminal_controls(text)).strip()

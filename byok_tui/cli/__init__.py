@@ -7,16 +7,18 @@ report without local variables.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, TextIO, cast
 
 from byok_tui import __version__
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.logs import LOG_ENV, configure_logging
 from byok_tui.paths import HOME_ENV, app_paths
+from byok_tui.sanitize import strip_terminal_controls
 
 if TYPE_CHECKING:
     import argparse
@@ -92,6 +94,43 @@ def _run_app() -> int:
     return run_app()
 
 
+class _TerminalSafe(io.TextIOBase):
+    """A command's output stream, as a last check: no terminal control from outside text
+    (a model id, a name, a provider's message) reaches the terminal. Newlines, tabs and
+    printable text, Unicode included, pass as they are."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(strip_terminal_controls(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def buffer(self) -> BinaryIO:  # export writes its JSON document's bytes here
+        return self._stream.buffer
+
+
+def _guard_output() -> None:
+    """A subcommand's output: a character the terminal's encoding cannot hold is replaced
+    ('?'), never a crash; and every line crosses the terminal-safe check."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
+        setattr(sys, name, cast(TextIO, _TerminalSafe(stream)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments:
@@ -105,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if command is None:
             return _run_app()
+        _guard_output()
         code: int = args.run(args)
         return code
     except ByokError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from byok_tui.sanitize import strip_terminal_controls
+from byok_tui.sanitize import clean_line, strip_terminal_controls
 
 Role = Literal["user", "assistant"]
 
@@ -68,9 +68,14 @@ StreamEvent = TextDelta | ReasoningDelta | Usage | Done | RateLimitWait
 
 @dataclass(frozen=True, slots=True)
 class ListedModel:
-    """A model as a provider's model-list endpoint describes it."""
+    """A model as a provider's model-list endpoint describes it. Its names are made
+    terminal-safe and one line when created: they came from the network (or its cache)."""
 
     id: str
     display_name: str
     free: bool = False
     context_length: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", clean_line(self.id))
+        object.__setattr__(self, "display_name", clean_line(self.display_name))

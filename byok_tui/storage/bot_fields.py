@@ -13,6 +13,7 @@ from typing import Any
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.providers.registry import UnknownProviderError, get_provider
+from byok_tui.sanitize import has_terminal_controls
 from byok_tui.storage.store import BotConfig
 
 NAME_MAX = 100
@@ -65,8 +66,8 @@ def _text(data: dict[str, Any], field: str, limit: int, *, required: bool) -> st
         raise BotInputError(f"the bot's {field} is empty")
     if len(value) > limit:
         raise BotInputError(f"the bot's {field} is longer than {limit} characters")
-    allowed_controls = "\n\t" if field == "system_prompt" else ""
-    if any(ord(c) < 32 and c not in allowed_controls for c in value):
+    one_line = field != "system_prompt"  # a prompt may hold new lines and tabs
+    if has_terminal_controls(value) or (one_line and ("\n" in value or "\t" in value)):
         raise BotInputError(f"the bot's {field} contains control characters")
     return value
 

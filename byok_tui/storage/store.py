@@ -13,13 +13,14 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import check_key
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
+from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
 
 # A reply is 'partial' from its first byte until it completes, so that a process killed
@@ -123,13 +124,28 @@ class NotFoundError(ByokError):
         super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
 
 
+def stored_config(config: BotConfig) -> BotConfig:
+    """A bot's configuration as it is stored: its text terminal-safe, name and model on one
+    line (it may come from a share link, an import or a shell argument)."""
+    return replace(
+        config,
+        name=clean_line(config.name),
+        model=clean_line(config.model),
+        system_prompt=strip_terminal_controls(config.system_prompt),
+    )
+
+
+def _line(value: str | None) -> str | None:
+    return clean_line(value) if value else value
+
+
 def insert_bot(db: sqlite3.Connection, bot_uuid: str, config: BotConfig) -> int:
     """Add a bot inside the caller's transaction; never sets `k` (only set_bot_key does)."""
     now = time.time()
     cursor = db.execute(
         "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
         " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (bot_uuid, *astuple(config), now, now),
+        (bot_uuid, *astuple(stored_config(config)), now, now),
     )
     return int(cursor.lastrowid or 0)
 
@@ -223,12 +239,14 @@ class Store:
         return self.bot(DEFAULT_BOT_NAME)
 
     def create_bot(self, config: BotConfig, *, bot_uuid: str | None = None) -> Bot:
+        config = stored_config(config)
         with self.transaction() as db:
             _check_name_free(db, config.name)
             bot_id = insert_bot(db, bot_uuid or str(uuid.uuid4()), config)
         return self.bot(bot_id)
 
     def update_bot(self, bot_id: int, config: BotConfig) -> Bot:
+        config = stored_config(config)
         with self.transaction() as db:
             _check_name_free(db, config.name, bot_id)
             db.execute(
@@ -287,7 +305,7 @@ class Store:
             cursor = db.execute(
                 "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (str(uuid.uuid4()), bot_id, redact_keys(title), now, now),
+                (str(uuid.uuid4()), bot_id, redact_keys(clean_line(title)), now, now),
             )
         return self.conversation(int(cursor.lastrowid or 0))
 
@@ -295,7 +313,7 @@ class Store:
         with self.transaction() as db:
             db.execute(
                 "UPDATE conversations SET title = ?, updated = ? WHERE id = ?",
-                (redact_keys(title), time.time(), conversation_id),
+                (redact_keys(clean_line(title)), time.time(), conversation_id),
             )
 
     def delete_conversation(self, conversation_id: int) -> None:
@@ -336,10 +354,10 @@ class Store:
                     str(uuid.uuid4()),
                     conversation_id,
                     role,
-                    redact_known_secrets(content),  # no key kept, even one typed
-                    provider,
-                    model,
-                    key_source,
+                    redact_known_secrets(strip_terminal_controls(content)),  # no key kept
+                    _line(provider),
+                    _line(model),
+                    _line(key_source),
                     status,
                     now,
                     now,
@@ -366,11 +384,11 @@ class Store:
                 " error_message = ?, input_tokens = ?, output_tokens = ?, updated = ?"
                 " WHERE id = ?",
                 (
-                    redact_known_secrets(content),
-                    redact_known_secrets(reasoning),
+                    redact_known_secrets(strip_terminal_controls(content)),
+                    redact_known_secrets(strip_terminal_controls(reasoning)),
                     status,
                     error_kind,
-                    redact(error_message) if error_message else None,
+                    redact(clean_line(error_message)) if error_message else None,
                     input_tokens,
                     output_tokens,
                     time.time(),

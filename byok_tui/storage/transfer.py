@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from byok_tui.redaction import redact_keys, remember_secret
+from byok_tui.redaction import redact_keys, redact_known_secrets, remember_secret
+from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
 from byok_tui.storage.store import Store, insert_bot
 
@@ -123,13 +124,15 @@ def _check_message(raw: Any) -> dict[str, Any]:
     for name in ("content", "reasoning"):
         value = message[name] if message[name] is not None else ""
         _require(isinstance(value, str) and len(value) <= MAX_TEXT, f"message {name} is invalid")
-        message[name] = value
+        # Stored as a message of this app's is: terminal-safe, with no known key in it.
+        message[name] = redact_known_secrets(strip_terminal_controls(value))
     for name in ("provider", "model", "key_source", "error_kind", "error_message"):
         value = message[name]
         _require(
             value is None or (isinstance(value, str) and len(value) <= 10_000),
             f"message {name} is invalid",
         )
+        message[name] = clean_line(value) if value else value
     for name in ("input_tokens", "output_tokens"):
         value = message[name]
         _require(
@@ -213,7 +216,13 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
                 cursor = db.execute(
                     "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
                     " VALUES (?, ?, ?, ?, ?)",
-                    (conv_uuid, bot_ids[bot_uuid], redact_keys(title), created, updated),
+                    (
+                        conv_uuid,
+                        bot_ids[bot_uuid],
+                        redact_keys(clean_line(title)),
+                        created,
+                        updated,
+                    ),
                 )
                 conversation_id = int(cursor.lastrowid or 0)
                 added[1] += 1
@@ -234,7 +243,7 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
         for name, value in settings.items():
             db.execute(
                 "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",
-                (name, value),
+                (clean_line(name), strip_terminal_controls(value)),
             )
     return ImportSummary(added[0], added[1], added[2], tuple(sorted(dropped)))
 

@@ -36,10 +36,23 @@ def test_escape_sequences_are_removed_and_text_kept(sequence: str) -> None:
     assert cleaned.endswith(" after")
 
 
-@given(st.text())
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+@given(st.text(st.characters() | st.sampled_from(BIDI_CONTROLS + "\x1b\x9b\x9d")))
 def test_no_control_character_but_newline_and_tab_survives(text: str) -> None:
     cleaned = strip_terminal_controls(text)
     assert all(c in "\n\t" or not (ord(c) < 32 or 0x7F <= ord(c) <= 0x9F) for c in cleaned)
+    assert not any(c in BIDI_CONTROLS for c in cleaned)
+
+
+@given(st.text(st.characters() | st.sampled_from(BIDI_CONTROLS + "\x1b\n\t")))
+def test_a_one_line_field_is_safe_and_on_one_line(text: str) -> None:
+    from byok_tui.sanitize import clean_line
+
+    line = clean_line(text)
+    assert line == strip_terminal_controls(line) and line == line.strip()
+    assert not any(c in line for c in "\n\r\t")
 
 
 def test_reply_text_is_made_safe_when_it_arrives() -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import provider_ids
+from byok_tui.sanitize import has_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link
 from byok_tui.storage.store import BotConfig, Store
@@ -35,7 +36,11 @@ GOOD: dict[str, Any] = {
 }
 
 # Everything from space upwards, short of the surrogates (which UTF-8 cannot carry).
-PRINTABLE = st.characters(min_codepoint=32, max_codepoint=0xD7FF)
+# What a bot's text can hold: printable characters, not the controls (DEL, C1, bidi) that a
+# link refuses and the store removes.
+PRINTABLE = st.characters(min_codepoint=32, max_codepoint=0xD7FF).filter(
+    lambda c: not has_terminal_controls(c)
+)
 configs = st.builds(
     BotConfig,
     name=st.text(PRINTABLE, min_size=1, max_size=100).filter(
