@@ -182,3 +182,18 @@ def test_models_refresh_failure_is_reported_and_registry_models_still_listed(
     assert result.returncode == 1
     assert "500" in result.stderr
     assert "llama-3.3-70b-versatile" in result.stdout
+
+
+def test_a_reply_the_terminals_encoding_cannot_hold_is_printed_not_a_crash() -> None:
+    """PYTHONIOENCODING=cp1252 (a Windows console, an old locale): the emoji becomes '?',
+    the exit status says the reply completed, and no traceback is printed."""
+    from tests.support.provider_server import openai_answer, provider_server
+
+    run_cli("keys", "set", "openai", stdin="sk-proj-" + "C" * 60)
+    with provider_server() as server:
+        server.reply_with(openai_answer("Done \U0001f389 café"))
+        env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1", "PYTHONIOENCODING": "cp1252"}
+        result = run_cli("ask", "-p", "openai", "hi", env=env, encoding="cp1252")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout.strip() == "Done ? café"

@@ -13,6 +13,7 @@ def run_cli(
     stdin: str | None = "",
     env: Mapping[str, str] | None = None,
     timeout: float = 60,
+    encoding: str | None = None,  # of the child's output, when it is not the locale's
 ) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ)
     if env:
@@ -22,6 +23,7 @@ def run_cli(
         input=stdin,
         capture_output=True,
         text=True,
+        encoding=encoding,
         env=full_env,
         timeout=timeout,
         check=False,
