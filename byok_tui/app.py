@@ -26,7 +26,7 @@ from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeyOverview, key_overview
-from byok_tui.paths import app_paths
+from byok_tui.paths import app_paths, ensure_private_dir
 from byok_tui.providers.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import Services, open_services
@@ -181,7 +181,7 @@ class ByokApp(App[None]):
         folder = services.paths.data_dir / "exports"
         try:
             data = export_all(store, known_keys(services))
-            folder.mkdir(parents=True, exist_ok=True)
+            ensure_private_dir(folder)
             path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as file:

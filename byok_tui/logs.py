@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from byok_tui.paths import make_private_dirs
 from byok_tui.redaction import redact
 
 LOG_ENV = "BYOK_TUI_LOG"
@@ -23,7 +24,7 @@ class RedactingFormatter(logging.Formatter):
 
 
 def _open_private_log(path: Path) -> logging.FileHandler:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)  # the user's choice of folder: created, never changed
     # Create it 0600 before logging.FileHandler opens it: a log can hold prompts and replies.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.close(fd)

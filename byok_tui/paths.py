@@ -7,6 +7,7 @@ callers create the folder they are about to write to.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,14 +59,27 @@ def app_paths(environ: Mapping[str, str] | None = None) -> AppPaths:
     )
 
 
-def ensure_private_dir(path: Path) -> bool:
-    """Create `path` (mode 0700) if missing; tighten it if group or others can read it.
+def make_private_dirs(path: Path) -> None:
+    """Create `path` and every missing folder above it, each 0700 whatever the umask (mkdir's
+    `parents` would give those the umask's mode: 0777 under umask 000). Folders that exist
+    are left as they are."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile (another process)
+            folder.mkdir(mode=0o700)
+        folder.chmod(0o700)  # the umask may have taken bits away: exactly 0700
 
-    Returns True when an existing folder's permissions had to be tightened.
-    """
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777
-    if mode & 0o077:
+
+def ensure_private_dir(path: Path) -> bool:
+    """One of byok-tui's own folders: created 0700 if missing, tightened to 0700 if group or
+    others can use it. Returns True when an existing folder had to be tightened."""
+    make_private_dirs(path)
+    if path.stat().st_mode & 0o077:
         path.chmod(0o700)
         return True
     return False

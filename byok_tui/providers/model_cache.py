@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from byok_tui.paths import ensure_private_dir
 from byok_tui.providers.types import ListedModel
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class ModelCache:
             "models": [asdict(m) for m in models],
         }
         payload = json.dumps({"version": CACHE_VERSION, "providers": providers}, indent=1)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.path.parent)
         fd, temp = tempfile.mkstemp(prefix=".models-", dir=self.path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(payload)

@@ -91,6 +91,8 @@ class ChatScreen(ChatSending):
         self.set_interval(0.5, self._tick_activity)
         self._reload(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
+        for notice in self.context.store.notices:  # e.g. the data folder's permissions tightened
+            self.notify(notice, severity="warning", timeout=15)
         self.call_after_refresh(self._mount_config_pane)
         self.call_after_refresh(self._warm_up)
 

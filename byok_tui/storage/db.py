@@ -12,12 +12,17 @@ it is the last user and deletes the write-ahead log that this one is still writi
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
+import stat
 import tempfile
 from pathlib import Path
 
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.paths import ensure_private_dir
+
+log = logging.getLogger(__name__)
 
 # Identifies our files (PRAGMA application_id): "BYOK" in ASCII.
 APPLICATION_ID = 0x42594F4B
@@ -85,11 +90,39 @@ SCHEMA_VERSION = len(MIGRATIONS)
 class DatabaseError(ByokError):
     kind = ErrorKind.KEY_STORE  # same remedy: fix or move the named file; it was not changed
 
-    def __init__(self, path: Path, problem: str) -> None:
+    def __init__(self, path: Path, problem: str, *, remedy: str | None = None) -> None:
         self.path = path
         super().__init__(
             f"cannot use the database {path}: {problem}",
-            remedy="Move the file aside (byok-tui then starts a new one); it was not changed.",
+            remedy=remedy
+            or "Move the file aside (byok-tui then starts a new one); it was not changed.",
+        )
+
+
+def _check_companions(path: Path) -> None:
+    """The database's -wal and -shm files, if there, must be plain files of the user's own,
+    with no other name: in a folder that was left open, another user could have put them
+    there to read or change what is written. Looked at with lstat: never opened."""
+    for suffix in ("-wal", "-shm"):
+        companion = path.with_name(path.name + suffix)
+        try:
+            info = os.lstat(companion)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            problem = "a link to another file"
+        elif not stat.S_ISREG(info.st_mode):
+            problem = "not a file"
+        elif info.st_uid != os.geteuid():
+            problem = "another user's file"
+        elif info.st_nlink != 1:
+            problem = "a file with another name elsewhere"
+        else:
+            continue
+        raise DatabaseError(
+            path,
+            f"{companion.name} beside it is {problem}; byok-tui did not make it",
+            remedy=f"Move {companion} aside (someone may have put it there), then start again.",
         )
 
 
@@ -99,7 +132,6 @@ def _create_private(path: Path) -> None:
     process created meanwhile)."""
     if path.exists():
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=".new-database-", dir=path.parent)  # mode 0600
     os.close(fd)
     try:
@@ -122,9 +154,16 @@ def _problem(error: sqlite3.Error) -> str:
     return f"it is damaged ({error})"
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating or migrating as needed) the byok-tui database at `path`."""
+def connect(path: Path, notices: list[str] | None = None) -> sqlite3.Connection:
+    """Open (creating or migrating as needed) the byok-tui database at `path`. What the user
+    should be told (a folder's permissions tightened) is added to `notices`."""
     try:
+        if ensure_private_dir(path.parent):
+            said = f"the data folder {path.parent} could be read by others: tightened to 0700"
+            log.warning("%s", said)
+            if notices is not None:
+                notices.append(said)
+        _check_companions(path)
         _create_private(path)
     except OSError as error:
         raise DatabaseError(path, error.strerror or "it cannot be created") from None

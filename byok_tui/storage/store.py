@@ -177,12 +177,13 @@ class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
+        self.notices: list[str] = []  # what the user should be told (permissions tightened)
         self.connection()  # open (and migrate) now, so a bad file is reported at once
 
     def connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
-            connection = connect(self.path)
+            connection = connect(self.path, self.notices)
             self._local.connection = connection
         return connection
 
