@@ -12,6 +12,7 @@ it is the last user and deletes the write-ahead log that this one is still writi
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sqlite3
@@ -145,13 +146,51 @@ def _create_private(path: Path) -> None:
             Path(temporary).unlink()
 
 
-def _problem(error: sqlite3.Error) -> str:
-    code = getattr(error, "sqlite_errorcode", None)
-    if code == sqlite3.SQLITE_NOTADB:
-        return "it is not an SQLite database (corrupt or another kind of file)"
+_UNCHANGED = "the database was not changed."
+
+
+def database_problem(error: sqlite3.Error) -> tuple[str, str]:
+    """(what happened, what to do) for an error opening the database: it is called damaged
+    only when SQLite says so, never for a full disk or a read-only file system."""
+    code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary code
+    if code == sqlite3.SQLITE_FULL:
+        return "the disk is full", f"Free some disk space, then start byok-tui again; {_UNCHANGED}"
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM):
+        return (
+            "it cannot be written (a read-only file system, or its permissions)",
+            f"Make its folder writable, or set BYOK_TUI_HOME to a writable folder; {_UNCHANGED}",
+        )
+    if code == sqlite3.SQLITE_IOERR:
+        return (
+            f"an input/output error occurred reading or writing it ({error})",
+            "Check the disk (full, failing, or a network drive gone), then start again.",
+        )
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return "another program holds it locked", "Close the other program or wait, then retry."
     if code == sqlite3.SQLITE_CANTOPEN:
-        return "it cannot be opened (check its permissions and its folder's)"
-    return f"it is damaged ({error})"
+        return (
+            "it cannot be opened (check its permissions and its folder's)",
+            f"Make its folder readable and writable by you; {_UNCHANGED}",
+        )
+    if code == sqlite3.SQLITE_NOTADB:
+        problem = "it is not an SQLite database (corrupt or another kind of file)"
+    elif code == sqlite3.SQLITE_CORRUPT:
+        problem = f"it is damaged ({error})"
+    else:
+        problem = f"it could not be opened ({error})"
+    return problem, "Move the file aside (byok-tui then starts a new one); it was not changed."
+
+
+def _os_problem(error: OSError) -> tuple[str, str]:
+    """The same for a failure of the file system before SQLite is involved."""
+    if error.errno == errno.ENOSPC:
+        return "the disk is full", f"Free some disk space, then start byok-tui again; {_UNCHANGED}"
+    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (
+            f"its folder cannot be written ({error.strerror})",
+            "Make the folder writable, or set BYOK_TUI_HOME to a writable folder.",
+        )
+    return error.strerror or "it cannot be created", "Check the folder and the disk."
 
 
 def connect(path: Path, notices: list[str] | None = None) -> sqlite3.Connection:
@@ -166,11 +205,13 @@ def connect(path: Path, notices: list[str] | None = None) -> sqlite3.Connection:
         _check_companions(path)
         _create_private(path)
     except OSError as error:
-        raise DatabaseError(path, error.strerror or "it cannot be created") from None
+        problem, remedy = _os_problem(error)
+        raise DatabaseError(path, problem, remedy=remedy) from None
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as error:
-        raise DatabaseError(path, _problem(error)) from None
+        problem, remedy = database_problem(error)
+        raise DatabaseError(path, problem, remedy=remedy) from None
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _migrate(path, connection)  # reads the header first: a foreign file is never written
@@ -179,7 +220,8 @@ def connect(path: Path, notices: list[str] | None = None) -> sqlite3.Connection:
         connection.execute("PRAGMA synchronous = NORMAL")
     except sqlite3.Error as error:
         connection.close()
-        raise DatabaseError(path, _problem(error)) from None
+        problem, remedy = database_problem(error)
+        raise DatabaseError(path, problem, remedy=remedy) from None
     except DatabaseError:
         connection.close()
         raise
@@ -209,7 +251,10 @@ def _migrate(path: Path, connection: sqlite3.Connection) -> None:
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         connection.execute("COMMIT")
     except BaseException:
-        connection.execute("ROLLBACK")
+        # SQLite may have rolled back already (a full disk does): a second ROLLBACK would
+        # fail and hide the error that matters.
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
         raise
 
 

@@ -96,9 +96,13 @@ class StorageError(ByokError):
 
     def __init__(self, path: Path, error: sqlite3.Error) -> None:
         text = str(error).lower()
-        if "full" in text:
+        code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary code
+        if code == sqlite3.SQLITE_FULL or "full" in text:
             problem = "the disk is full"
             remedy = "Free some disk space, then retry (ctrl+r); nothing typed is lost."
+        elif code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM):
+            problem = "it cannot be written (a read-only file system, or its permissions)"
+            remedy = "Make its folder writable, then retry (ctrl+r); nothing typed is lost."
         elif "locked" in text or "busy" in text:
             problem = "another program holds it locked"
             remedy = "Close the other program or wait a moment, then retry."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -144,3 +145,77 @@ async def test_a_keyring_that_raises_leaves_the_app_usable(monkeypatch: pytest.M
         await wait_for(pilot, lambda: bool(error_texts(app)))
         assert any("keyring could not read" in e for e in error_texts(app))
         assert app.is_running
+
+
+def test_a_full_disk_when_the_database_is_created_is_not_called_damaged(tmp_path) -> None:
+    """A real full disk: the data folder on a 16 KB file system (a tmpfs mounted in a user
+    namespace of the test's own, so no privilege is needed), where the new database's first
+    pages do not fit. SQLite says SQLITE_FULL; byok-tui must say so."""
+    import os
+    import shutil
+
+    home = tmp_path / "tiny"
+    home.mkdir()
+    unshare, shell = shutil.which("unshare"), shutil.which("sh")
+    if unshare is None or shell is None:
+        pytest.skip("this machine has no unshare to mount a small file system with")
+    mount = [unshare, "-rm", shell, "-c", f"mount -t tmpfs -o size=16k none {home}"]
+    if subprocess.run(mount, check=False).returncode != 0:
+        pytest.skip("this machine cannot mount a small file system in a user namespace")
+    command = f'mount -t tmpfs -o size=16k none {home} && exec "$@"'
+    result = subprocess.run(
+        [
+            unshare,
+            "-rm",
+            shell,
+            "-c",
+            command,
+            "sh",
+            sys.executable,
+            "-m",
+            "byok_tui",
+            "bot",
+            "list",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BYOK_TUI_HOME": str(home)},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "the disk is full" in result.stderr
+    assert "damaged" not in result.stderr and "move the file aside" not in result.stderr.lower()
+    assert "Free some disk space" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "not_said"),
+    [
+        (sqlite3.SQLITE_FULL, "the disk is full", "damaged"),
+        (sqlite3.SQLITE_READONLY, "read-only", "damaged"),
+        (sqlite3.SQLITE_IOERR, "input/output error", "damaged"),
+        (sqlite3.SQLITE_CORRUPT, "damaged", "disk is full"),
+        (sqlite3.SQLITE_NOTADB, "not an SQLite database", "disk is full"),
+    ],
+)
+def test_each_way_the_database_can_fail_to_open_says_what_it_is(
+    code: int, said: str, not_said: str
+) -> None:
+    from byok_tui.storage.db import database_problem
+
+    error = sqlite3.OperationalError("as SQLite says it")
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]
+    problem, _remedy = database_problem(error)
+    assert said in problem and not_said not in problem
+
+
+def test_a_read_only_database_when_saving_is_said_so_not_a_failure_of_unknown_kind() -> None:
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "t")
+    store.connection().execute("PRAGMA query_only = ON")  # SQLite's own SQLITE_READONLY
+    with pytest.raises(StorageError) as raised:
+        store.add_message(conversation.id, "user", "hello")
+    assert "read-only file system" in str(raised.value)
+    assert "nothing typed is lost" in raised.value.remedy
