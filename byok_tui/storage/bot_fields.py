@@ -84,7 +84,9 @@ def check_bot_fields(data: Any) -> CheckedBot:
     if temperature is not None:
         if isinstance(temperature, bool) or not isinstance(temperature, int | float):
             raise BotInputError("the bot's temperature must be a number")
-        if not math.isfinite(temperature) or not 0 <= temperature <= 2:
+        # An int is compared as it is: isfinite() would turn 10**400 into a float and fail.
+        finite = isinstance(temperature, int) or math.isfinite(temperature)
+        if not finite or not 0 <= temperature <= 2:
             raise BotInputError("the bot's temperature must be between 0 and 2")
     max_tokens = data.get("max_tokens", 4096)
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):

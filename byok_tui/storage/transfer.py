@@ -10,6 +10,7 @@ whole file is valid.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -109,10 +110,27 @@ def _uuid(value: Any) -> str:
     return str(value)
 
 
+# The ranges a stored number can have: a time from 1970 to the year 3000; a token count no
+# reply comes near. Outside them a value is refused, with its field named, before anything is
+# written (SQLite's integers stop at 2**63; a float can be infinite or not a number).
+LATEST_TIME = 32_503_680_000.0
+MOST_TOKENS = 10**12
+
+
 def _number(value: Any, what: str) -> float:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     _require(ok, f"{what} must be a number")
+    _require(isinstance(value, int) or math.isfinite(value), f"{what} must be a finite number")
+    _require(0 <= value <= LATEST_TIME, f"{what} is out of range (1970 to the year 3000)")
     return float(value)
+
+
+def _count(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    _require(isinstance(value, int) and not isinstance(value, bool), f"{what} is invalid")
+    _require(0 <= value <= MOST_TOKENS, f"{what} is out of range (0 to {MOST_TOKENS:,})")
+    return int(value)
 
 
 def _check_message(raw: Any) -> dict[str, Any]:
@@ -134,11 +152,7 @@ def _check_message(raw: Any) -> dict[str, Any]:
         )
         message[name] = clean_line(value) if value else value
     for name in ("input_tokens", "output_tokens"):
-        value = message[name]
-        _require(
-            value is None or (isinstance(value, int) and not isinstance(value, bool)),
-            f"message {name} is invalid",
-        )
+        message[name] = _count(message[name], f"message {name}")
     message["created"] = _number(message["created"], "a message time")
     return message
 
@@ -178,7 +192,7 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
     conversations = []
     for entry in document["conversations"]:
         _require(isinstance(entry, dict), "a conversation must be an object")
-        _require(entry.get("bot_uuid") in known_bots, "a conversation names an unknown bot")
+        _require(_uuid(entry.get("bot_uuid")) in known_bots, "a conversation names an unknown bot")
         title = entry.get("title")
         _require(isinstance(title, str) and len(title) <= 1000, "a conversation title is invalid")
         messages = entry.get("messages")
@@ -195,7 +209,8 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
         )
     settings = document.get("settings", {})
     _require(
-        all(isinstance(k, str) and isinstance(v, str) for k, v in settings.items()),
+        isinstance(settings, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in settings.items()),
         "settings must map names to text",
     )
 

@@ -4,8 +4,10 @@ the key file reader never crashes the process, never loses stored data, never yi
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -17,6 +19,7 @@ from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.registry import get_provider
 from byok_tui.providers.wire import anthropic, gemini, ollama, openai_compat
+from byok_tui.sanitize import clean_line
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.store import BotConfig, Store
 from byok_tui.storage.transfer import ExportFormatError, import_all
@@ -124,40 +127,242 @@ JSON_VALUES = st.recursive(
 )
 
 
-def hostile_exports() -> st.SearchStrategy[bytes]:
-    shaped = st.fixed_dictionaries(
-        {
-            "format": st.just("byok-tui-export"),
-            "version": st.sampled_from([1, 0, 2, "1"]),
-            "bots": JSON_VALUES,
-            "conversations": JSON_VALUES,
-            "settings": JSON_VALUES,
-        }
+# A value a hostile file puts where a number (or anything) should be.
+EDGE_NUMBERS = st.sampled_from(
+    [10**30, 2**63, -(2**63) - 1, -1, 0, 1e308, -1e308, float("inf"), float("-inf"), float("nan")]
+)
+ODD_VALUES = st.one_of(
+    EDGE_NUMBERS,
+    EDGE_NUMBERS,
+    EDGE_NUMBERS,
+    EDGE_NUMBERS,
+    st.integers(min_value=-(10**40), max_value=10**40),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.none(),
+    st.booleans(),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+)
+UUIDS = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=8)
+# Text byok-tui itself would write: no control, format (bidi) or surrogate characters.
+PLAIN = st.characters(exclude_categories=("Cc", "Cf", "Cs"))
+
+
+def valid_documents() -> st.SearchStrategy[dict[str, Any]]:
+    """Exports byok-tui could have written: every table has rows to import."""
+    bots = st.lists(
+        st.fixed_dictionaries(
+            {
+                "uuid": UUIDS,
+                "name": st.text(PLAIN, min_size=1, max_size=12).filter(str.strip),
+                "provider": st.sampled_from(["openai", "groq", "ollama"]),
+                "model": st.text(PLAIN, min_size=1, max_size=12).filter(str.strip),
+                "system_prompt": st.text(PLAIN, max_size=12),
+                "temperature": st.none() | st.floats(0, 2),
+                "max_tokens": st.integers(1, 100_000),
+            }
+        ),
+        min_size=1,
+        max_size=3,
+        unique_by=lambda b: b["uuid"],
     )
+    messages = st.lists(
+        st.fixed_dictionaries(
+            {
+                "uuid": UUIDS.map(lambda u: "m" + u),
+                "role": st.sampled_from(["user", "assistant"]),
+                "content": st.text(PLAIN, max_size=20),
+                "reasoning": st.text(PLAIN, max_size=5),
+                "provider": st.none() | st.just("openai"),
+                "model": st.none() | st.text(PLAIN, max_size=8),
+                "key_source": st.none() | st.just("global"),
+                "status": st.sampled_from(["complete", "partial", "error"]),
+                "error_kind": st.none(),
+                "error_message": st.none() | st.text(PLAIN, max_size=10),
+                "input_tokens": st.none() | st.integers(0, 10**6),
+                "output_tokens": st.none() | st.integers(0, 10**6),
+                "created": st.floats(0, 2e9),
+            }
+        ),
+        min_size=1,
+        max_size=3,
+    )
+
+    @st.composite
+    def documents(draw: st.DrawFn) -> dict[str, Any]:
+        drawn_bots = draw(bots)
+        conversations = draw(
+            st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "uuid": UUIDS.map(lambda u: "c" + u),
+                        "bot_uuid": st.sampled_from([b["uuid"] for b in drawn_bots]),
+                        "title": st.text(PLAIN, max_size=12),
+                        "created": st.floats(0, 2e9),
+                        "updated": st.floats(0, 2e9),
+                        "messages": messages,
+                    }
+                ),
+                min_size=1,
+                max_size=3,
+                unique_by=lambda c: str(c["uuid"]),
+            )
+        )
+        seen: set[str] = set()  # a message's uuid is unique across the whole document
+        for conversation in conversations:
+            kept_messages: list[dict[str, Any]] = []
+            for message in cast(list[dict[str, Any]], conversation["messages"]):
+                if message["uuid"] not in seen:
+                    seen.add(message["uuid"])
+                    kept_messages.append(message)
+            conversation["messages"] = kept_messages
+        return {
+            "format": "byok-tui-export",
+            "version": 1,
+            "bots": drawn_bots,
+            "conversations": conversations,
+            "settings": draw(
+                st.dictionaries(st.text(PLAIN, max_size=6), st.text(PLAIN, max_size=6))
+            ),
+        }
+
+    return documents()
+
+
+def leaves(value: Any) -> list[tuple[Any, Any]]:
+    """(container, key) for every place a value sits in a JSON document."""
+    found: list[tuple[Any, Any]] = []
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else []
+    )
+    for key, inner in items:
+        found.append((value, key))
+        found.extend(leaves(inner))
+    return found
+
+
+NUMERIC_FIELDS = {
+    "version",
+    "temperature",
+    "max_tokens",
+    "created",
+    "updated",
+    "input_tokens",
+    "output_tokens",
+}
+
+
+@st.composite
+def one_value_spoiled(draw: st.DrawFn) -> dict[str, Any]:
+    """A well-formed export with one value, anywhere in it, replaced by a hostile one."""
+    document = draw(valid_documents())
+    places = leaves(document)
+    if draw(st.integers(0, 3)):  # mostly one of the numbers: each must be range-checked
+        places = [(container, key) for container, key in places if key in NUMERIC_FIELDS]
+    container, key = places[draw(st.integers(0, len(places) - 1))]
+    container[key] = draw(ODD_VALUES)
+    return document
+
+
+def hostile_exports() -> st.SearchStrategy[bytes]:
     return st.one_of(
         st.binary(max_size=200),
         JSON_VALUES.map(lambda v: json.dumps(v).encode()),
-        shaped.map(lambda v: json.dumps(v).encode()),
+        valid_documents().map(lambda v: json.dumps(v).encode()),
+        one_value_spoiled().map(lambda v: json.dumps(v).encode()),
+        one_value_spoiled().map(lambda v: json.dumps(v).encode()),
     )
 
 
-@PROPERTY
+def every_row(store: Store) -> dict[str, set[tuple[Any, ...]]]:
+    """Every row of every table, as tuples of plain values (k included)."""
+    connection = store.connection()
+    tables = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    return {
+        table: {tuple(row) for row in connection.execute(f"SELECT * FROM {table}")}  # noqa: S608
+        for table in tables
+    }
+
+
+def uuids(store: Store, table: str) -> set[str]:
+    return {r[0] for r in store.connection().execute(f"SELECT uuid FROM {table}")}  # noqa: S608
+
+
+@settings(PROPERTY, max_examples=400)
 @given(raw=hostile_exports())
 def test_a_hostile_export_never_crashes_and_never_loses_or_adds_data(
     tmp_path: Path, raw: bytes
 ) -> None:
-    store = Store(tmp_path / "property.sqlite3")
+    store = Store(tmp_path / f"{uuid.uuid4().hex}.sqlite3")  # a database of its own
     try:
-        if not store.bots():
-            store.create_bot(BotConfig("Kept", "openai", "gpt-5.5"))
-        before = [b.config for b in store.bots()]
+        kept = store.create_bot(BotConfig("Kept", "openai", "gpt-5.5"))
+        conversation = store.create_conversation(kept.id, "kept")
+        store.add_message(conversation.id, "user", "kept")
+        store.set_setting("kept", "yes")
+        before = every_row(store)
         try:
             import_all(store, raw)
         except (ExportFormatError, BotInputError):
-            assert [b.config for b in store.bots()] == before
-        else:
-            assert all(b.config in [x.config for x in store.bots()] for b in store.bots())
+            assert every_row(store) == before  # all or nothing
+            return
+        document = json.loads(raw)
+        after = every_row(store)
+        for table in before:  # nothing that was there is lost or changed
+            assert before[table] <= after[table], table
+        wanted_bots = {b["uuid"] for b in document["bots"]}
+        wanted_conversations = {c["uuid"] for c in document["conversations"]}
+        wanted_messages = {m["uuid"] for c in document["conversations"] for m in c["messages"]}
+        for table, wanted in (
+            ("bots", wanted_bots),
+            ("conversations", wanted_conversations),
+            ("messages", wanted_messages),
+        ):
+            old = {row[1] for row in before[table]}  # uuid is each table's second column
+            assert uuids(store, table) == old | wanted, table  # all of it, and nothing else
+        assert {r[0] for r in after["settings"]} == {r[0] for r in before["settings"]} | {
+            clean_line(name) for name in document["settings"]
+        }
         assert all(store.bot_key(b.id) is None for b in store.bots())
+    finally:
+        store.close()
+
+
+def test_a_huge_number_in_an_import_is_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
+    store = Store(tmp_path / "huge.sqlite3")
+    document = {
+        "format": "byok-tui-export",
+        "version": 1,
+        "bots": [{"uuid": "b", "name": "B", "provider": "openai", "model": "m"}],
+        "conversations": [
+            {
+                "uuid": "c",
+                "bot_uuid": "b",
+                "title": "t",
+                "created": 1.0,
+                "updated": 1.0,
+                "messages": [
+                    {
+                        "uuid": "m",
+                        "role": "user",
+                        "content": "x",
+                        "status": "complete",
+                        "input_tokens": 10**30,
+                        "created": 1.0,
+                    }
+                ],
+            }
+        ],
+        "settings": {},
+    }
+    try:
+        before = every_row(store)
+        with pytest.raises(ExportFormatError, match="input_tokens"):
+            import_all(store, json.dumps(document).encode())
+        assert every_row(store) == before
     finally:
         store.close()
 

@@ -174,3 +174,15 @@ def test_a_link_copies_no_key_out_of_the_system_prompt_as_the_export_does() -> N
         assert "Use [REDACTED] for the gateway and [REDACTED] for Groq." in document.replace(
             "\\\\", "\\"
         )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("max_tokens", 10**30), ("max_tokens", -5), ("temperature", 10**400), ("temperature", -1)],
+)
+def test_a_links_number_out_of_range_is_a_clear_error(field: str, value: int) -> None:
+    fields = {"name": "N", "provider": "openai", "model": "m", field: value}
+    payload = base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
+    result = run_cli("bot", "import", f"byok-tui://bot?v=1&c={payload}")
+    assert result.returncode == 2, result.stderr
+    assert field in result.stderr and "Traceback" not in result.stderr
