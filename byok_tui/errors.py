@@ -75,4 +75,12 @@ class ByokError(Exception):
         super().__init__(self.message)
 
     def one_line(self) -> str:
-        return redact(f"{self.message}. {self.remedy}" if self.remedy else self.message)
+        """The error as one line: what happened and what to do, white space collapsed (a
+        provider's message may hold new lines)."""
+        return as_one_line(
+            redact(f"{self.message}. {self.remedy}" if self.remedy else self.message)
+        )
+
+
+def as_one_line(text: str) -> str:
+    return " ".join(text.split())

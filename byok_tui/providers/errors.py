@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from byok_tui.errors import REMEDIES, ByokError, ErrorKind
+from byok_tui.errors import REMEDIES, ByokError, ErrorKind, as_one_line
 from byok_tui.providers.registry import Provider
 from byok_tui.redaction import redact
 from byok_tui.sanitize import strip_terminal_controls
@@ -53,7 +53,7 @@ class ProviderError(ByokError):
 
     def one_line(self) -> str:
         said = f" (provider said: {self.provider_message})" if self.provider_message else ""
-        return redact(f"{self.message}. {self.remedy}{said}")
+        return as_one_line(redact(f"{self.message}. {self.remedy}{said}"))
 
 
 def _remedy(kind: ErrorKind, provider: Provider, retry_after: float | None, daily: bool) -> str:

@@ -197,3 +197,20 @@ def test_a_reply_the_terminals_encoding_cannot_hold_is_printed_not_a_crash() -> 
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout.strip() == "Done ? café"
+
+
+def test_an_error_whose_message_has_new_lines_is_printed_on_one_line() -> None:
+    """A gateway's 429 with a multi-line message: still one line on standard error."""
+    from tests.support.provider_server import provider_server
+
+    run_cli("keys", "set", "openai", stdin="sk-proj-" + "C" * 60)
+    body = json.dumps({"error": {"message": "Too many requests.\n\nSlow down,\r\n\tplease."}})
+    with provider_server() as server:
+        server.reply_with(Reply(429, {"content-type": "application/json"}, [body.encode()]))
+        env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
+        result = run_cli("ask", "-p", "openai", "hi", env=env)
+        models = run_cli("models", "--refresh", "-p", "openai", env=env)
+    assert result.returncode == 5
+    for stderr in (result.stderr, models.stderr):
+        assert len(stderr.strip().splitlines()) == 1, stderr
+        assert "Too many requests. Slow down, please." in stderr
