@@ -27,8 +27,11 @@ from byok_tui.providers.model_cache import refresh_models
 from byok_tui.providers.registry import get_provider
 from byok_tui.redaction import redact_keys
 from byok_tui.screens.chat_messages import (
+    BotCreated,
+    BotDeleted,
     ChatState,
     KeyInUse,
+    KeyInUseFound,
     LocalRuntimeChecked,
     StateLoaded,
     StateLoadFailed,
@@ -311,10 +314,10 @@ class ChatScreen(ChatSending):
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
-        self.app.call_from_thread(self._bot_created, bot.id)
+        self.post_message(BotCreated(bot.id))
 
-    def _bot_created(self, bot_id: int) -> None:
-        self._open(bot_id, None)
+    def on_bot_created(self, message: BotCreated) -> None:
+        self._open(message.bot_id, None)
         pane = self._config_pane()
         if pane is not None:  # its editor: shown, at the name
             if not pane.display:
@@ -344,9 +347,10 @@ class ChatScreen(ChatSending):
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
-        self.app.call_from_thread(self._bot_deleted, bot_id, name)
+        self.post_message(BotDeleted(bot_id, name))
 
-    def _bot_deleted(self, bot_id: int, name: str) -> None:
+    def on_bot_deleted(self, message: BotDeleted) -> None:
+        bot_id, name = message.bot_id, message.name
         self.notify(f"Deleted the bot “{name}” and its conversations.")
         if self.state is not None and self.state.bot.id == bot_id:
             self._open(None, None)  # the bot last used, else the default bot
@@ -463,9 +467,12 @@ class ChatScreen(ChatSending):
             key = key_in_use(self.context, bot)
         except ByokError as error:
             key = KeyInUse(error.one_line(), found=False)
-        self.app.call_from_thread(self._show_key_in_use, key)
+        # A message, not call_from_thread: it is handled in order with the screen's own
+        # teardown, so a line found while the app closes never meets half-removed widgets.
+        self.post_message(KeyInUseFound(key))
 
-    def _show_key_in_use(self, key: KeyInUse) -> None:
+    def on_key_in_use_found(self, message: KeyInUseFound) -> None:
+        key = message.key
         if self.state is not None:
             self.state.key_in_use = key  # what the pane shows if it mounts later
         self.query_one(Transcript).set_empty_hint(self._empty_hint(key))

@@ -62,6 +62,25 @@ class LocalRuntimeChecked(Message):
         self.running = running
 
 
+class KeyInUseFound(Message):
+    def __init__(self, key: KeyInUse) -> None:
+        super().__init__()
+        self.key = key
+
+
+class BotCreated(Message):
+    def __init__(self, bot_id: int) -> None:
+        super().__init__()
+        self.bot_id = bot_id
+
+
+class BotDeleted(Message):
+    def __init__(self, bot_id: int, name: str) -> None:
+        super().__init__()
+        self.bot_id = bot_id
+        self.name = name
+
+
 class ConversationStarted(Message):
     def __init__(self, conversation: Conversation) -> None:
         super().__init__()

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from typing import Any
+
+import pytest
 from textual.widgets import Collapsible
 
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
+from byok_tui.screens import chat as chat_module
+from byok_tui.screens import chat_state
+from byok_tui.screens.chat_messages import KeyInUse
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
@@ -300,3 +308,29 @@ async def test_a_pasted_key_is_shown_as_it_is_saved_trimmed() -> None:
         await settle(pilot)
         assert field.value == KEY
     assert open_key_store(app_paths()).get(entry_name("google")) == KEY
+
+
+@pytest.mark.parametrize("late_by", [0.0, 0.001, 0.005, 0.02])
+async def test_a_key_line_found_while_the_app_closes_is_dropped_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, late_by: float
+) -> None:
+    """The line saying which key answers is worked out in a thread; when it comes back while
+    the app is closing (its widgets half removed), the app still quits cleanly."""
+    found_it = chat_state.key_in_use
+    quitting = threading.Event()
+
+    def found_as_the_app_quits(*args: Any, **kwargs: Any) -> KeyInUse:
+        key = found_it(*args, **kwargs)
+        quitting.wait(5)
+        time.sleep(late_by)
+        return key
+
+    monkeypatch.setattr(chat_module, "key_in_use", found_as_the_app_quits)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await type_into(pilot, chat(app).query_one("#bot-key", KeyField), "sk-proj-" + "b" * 40)
+        quitting.set()
+    # Leaving the block raised nothing: no WorkerFailed, no crash report.
+    crash_dir = app_paths().crash_dir
+    assert not crash_dir.exists() or not list(crash_dir.iterdir())
