@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.providers.client import ProviderClient
+from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
 from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import (
     ChatMessage,
@@ -142,8 +143,10 @@ class ConversationService:
             store.add_message(conversation.id, "user", text)
         bot_key = store.bot_key(bot.id) if config.provider == bot.config.provider else None
         try:
+            check_settings(provider, config.temperature, config.max_tokens)
             key = self._client.resolve(provider, bot_key=bot_key)
-        except (NoApiKeyError, UnusableKeyError) as error:  # nothing can be sent: say why
+        except (SettingOutOfRangeError, NoApiKeyError, UnusableKeyError) as error:
+            # Nothing can be sent: say why, under the message (which is kept).
             failed = store.add_message(
                 conversation.id,
                 "assistant",

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
+from byok_tui.providers.errors import check_settings
 from byok_tui.providers.registry import Provider, get_provider, providers
 from byok_tui.providers.types import (
     ListedModel,
@@ -50,6 +51,22 @@ nothing is lost if the connection or the process dies: the app shows it later.
 Without -p: the bot's provider with --bot, else the first provider with a usable key."""
 
 
+def _temperature_ranges() -> str:
+    """The registry's temperature ranges in words: the usual one, then the exceptions."""
+    from collections import Counter
+
+    def words(low: float, high: float) -> str:
+        return f"{low:g} to {high:g}"
+
+    usual = Counter(p.temperature_range for p in providers()).most_common(1)[0][0]
+    others = [
+        f"{p.display_name} {words(*p.temperature_range)}"
+        for p in providers()
+        if p.temperature_range != usual
+    ]
+    return "; ".join([words(*usual), *others])
+
+
 def provider_argument(value: str) -> Provider:
     from byok_tui.providers.registry import UnknownProviderError
 
@@ -72,9 +89,15 @@ def add_parsers(commands: Any) -> None:
     ask.add_argument("-p", "--provider", type=provider_argument, help="provider id")
     ask.add_argument("-m", "--model", help="model id (default: the provider's default)")
     ask.add_argument("--system", metavar="TEXT", help="system prompt")
-    ask.add_argument("--temperature", type=float, help="sampling temperature")
+    ask.add_argument(
+        "--temperature",
+        type=float,
+        help=f"sampling temperature, within the provider's range ({_temperature_ranges()})",
+    )
     ask.add_argument("--bot", metavar="NAME", help="use this bot's settings and per-bot key")
-    ask.add_argument("--max-tokens", type=int, help="reply length cap (default: the bot's)")
+    ask.add_argument(
+        "--max-tokens", type=int, help="reply length cap, at least 1 (default: the bot's)"
+    )
     ask.add_argument(
         "--timeout", type=float, metavar="SECONDS", help="longest silence between chunks"
     )
@@ -150,8 +173,9 @@ def _ask(args: argparse.Namespace) -> int:
         model=args.model or (bot.config.model if own else provider.default_model),
         system_prompt=args.system if args.system is not None else bot.config.system_prompt,
         temperature=args.temperature if args.temperature is not None else bot.config.temperature,
-        max_tokens=args.max_tokens or bot.config.max_tokens,
+        max_tokens=args.max_tokens if args.max_tokens is not None else bot.config.max_tokens,
     )
+    check_settings(provider, config.temperature, config.max_tokens)  # usage error: exit 2
     prompt = _read_prompt(args.prompt)
     remember_every_key(services, store)  # to spot any of them in the prompt and the reply
     found = secrets_in(prompt)

@@ -56,7 +56,7 @@ def add_parsers(commands: Any) -> None:
     add.add_argument("-p", "--provider", type=provider_argument, required=True)
     add.add_argument("-m", "--model", help="default: the provider's default model")
     add.add_argument("--system", default="", metavar="TEXT", help="system prompt")
-    add.add_argument("--temperature", type=float)
+    add.add_argument("--temperature", type=float, help="within the provider's range")
     add.set_defaults(run=_add)
 
     key = actions.add_parser(
@@ -153,7 +153,8 @@ def _list(_args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    _services, store = _open()
+    from byok_tui.providers.errors import check_settings
+
     config = BotConfig(
         args.name,
         args.provider.id,
@@ -161,6 +162,8 @@ def _add(args: argparse.Namespace) -> int:
         args.system,
         args.temperature,
     )
+    check_settings(args.provider, config.temperature, config.max_tokens)  # exit 2, not stored
+    _services, store = _open()
     store.create_bot(config)
     print(f"Added bot {args.name!r} ({config.provider}, {config.model}).")
     return 0

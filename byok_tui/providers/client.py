@@ -21,7 +21,12 @@ from byok_tui.config import Config
 from byok_tui.errors import ErrorKind
 from byok_tui.keys import KeyStore, NoApiKeyError, ResolvedKey, resolve_key
 from byok_tui.providers import endpoints
-from byok_tui.providers.errors import ProviderError, classify_http_error, protocol_error
+from byok_tui.providers.errors import (
+    ProviderError,
+    check_settings,
+    classify_http_error,
+    protocol_error,
+)
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.registry import Provider
 from byok_tui.providers.types import (
@@ -130,6 +135,7 @@ class ProviderClient:
         Closing the generator (`aclose`, or cancelling the task consuming it) closes the
         connection.
         """
+        check_settings(provider, chat.temperature, chat.max_tokens)
         key = key or self.resolve(provider, bot_key=bot_key)
         base = self.base_url(provider)
         model = provider.model(chat.model)

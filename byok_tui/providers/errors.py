@@ -56,6 +56,34 @@ class ProviderError(ByokError):
         return as_one_line(redact(f"{self.message}. {self.remedy}{said}"))
 
 
+class SettingOutOfRangeError(ByokError):
+    """A temperature or max tokens the provider does not accept: refused before any request,
+    never silently changed into one it does."""
+
+    kind = ErrorKind.USAGE
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(
+            "; ".join(problems),
+            remedy="Choose a value in the range: in the bot's config pane, or with "
+            "--temperature / --max-tokens.",
+        )
+
+
+def check_settings(provider: Provider, temperature: float | None, max_tokens: int) -> None:
+    """Raise SettingOutOfRangeError when `provider` cannot be sent these settings."""
+    problems = [
+        problem
+        for problem in (
+            provider.temperature_problem(temperature),
+            provider.max_tokens_problem(max_tokens),
+        )
+        if problem is not None
+    ]
+    if problems:
+        raise SettingOutOfRangeError(problems)
+
+
 def _remedy(kind: ErrorKind, provider: Provider, retry_after: float | None, daily: bool) -> str:
     if kind is ErrorKind.AUTH and provider.auth_remedy:
         return f"{REMEDIES[kind]} {provider.auth_remedy}"

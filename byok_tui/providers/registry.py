@@ -16,6 +16,11 @@ from typing import Literal, TypeVar
 ProviderKind = Literal["remote", "local"]
 T = TypeVar("T")
 
+# A provider's ranges unless its entry says otherwise: the OpenAI format's temperature, and
+# any reply length a model could be asked for.
+TEMPERATURE_RANGE = (0.0, 2.0)
+MAX_TOKENS_RANGE = (1, 1_000_000)
+
 
 class UnknownProviderError(ValueError):
     """A provider id that the registry does not know."""
@@ -54,6 +59,8 @@ class Provider:
     default_model: str
     token_param: str
     accepts_temperature: bool
+    temperature_range: tuple[float, float]
+    max_tokens_range: tuple[int, int]
     stream_usage_option: bool
     public_model_list: bool
     models: tuple[Model, ...]
@@ -74,6 +81,23 @@ class Provider:
             accepts_temperature=self.accepts_temperature,
             discovered=True,
         )
+
+    def temperature_problem(self, temperature: float | None) -> str | None:
+        """Why this provider cannot be sent `temperature`, in words; None when it can."""
+        low, high = self.temperature_range
+        if temperature is None or low <= temperature <= high:  # NaN fails both comparisons
+            return None
+        # An int like 10**400 cannot be shown as a float; NaN is shown as nan.
+        shown = "that large" if abs(temperature) >= 1e9 else f"{temperature:g}"
+        return f"temperature {shown} is outside {self.display_name}'s range, {low:g} to {high:g}"
+
+    def max_tokens_problem(self, max_tokens: int) -> str | None:
+        """Why this provider cannot be sent `max_tokens`, in words; None when it can."""
+        low, high = self.max_tokens_range
+        if low <= max_tokens <= high:
+            return None
+        within = f"{self.display_name}'s range, {low:,} to {high:,}"
+        return f"max tokens {max_tokens} is outside {within}"
 
     def key_shape_matches(self, key: str) -> bool:
         """True when `key` has this provider's usual shape (a hint, never a check)."""
@@ -101,6 +125,16 @@ def _parse_model(entry: dict[str, object], provider_temperature: bool) -> Model:
     )
 
 
+def _pair(entry: dict[str, object], name: str, default: tuple[float, float]) -> tuple[float, float]:
+    value = entry.get(name, list(default))
+    if not isinstance(value, list) or len(value) != 2:
+        raise TypeError(f"registry field {name!r} must be a [low, high] pair")
+    low, high = float(value[0]), float(value[1])
+    if not low < high:
+        raise ValueError(f"registry field {name!r} must have low < high")
+    return low, high
+
+
 def _parse(entry: dict[str, object]) -> Provider:
     def text(name: str) -> str:
         return _field(entry, name, str)
@@ -111,6 +145,7 @@ def _parse(entry: dict[str, object]) -> Provider:
     env_vars = _field(entry, "env_vars", list, [])
     temperature = _field(entry, "accepts_temperature", bool, True)
     raw_models = _field(entry, "models", list, [])
+    max_tokens = _pair(entry, "max_tokens_range", MAX_TOKENS_RANGE)
     return Provider(
         id=text("id"),
         display_name=text("name"),
@@ -127,6 +162,8 @@ def _parse(entry: dict[str, object]) -> Provider:
         default_model=text("default_model"),
         token_param=text("token_param"),
         accepts_temperature=temperature,
+        temperature_range=_pair(entry, "temperature_range", TEMPERATURE_RANGE),
+        max_tokens_range=(int(max_tokens[0]), int(max_tokens[1])),
         stream_usage_option=_field(entry, "stream_usage_option", bool, False),
         public_model_list=_field(entry, "public_model_list", bool, False),
         models=tuple(_parse_model(m, temperature) for m in raw_models),

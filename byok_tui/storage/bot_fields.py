@@ -7,7 +7,6 @@ carry a key or send one elsewhere (`k`, keys, base URLs, headers, hosts) is drop
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +18,6 @@ from byok_tui.storage.store import BotConfig
 NAME_MAX = 100
 MODEL_MAX = 200
 SYSTEM_PROMPT_MAX = 20_000
-MAX_TOKENS_MAX = 1_000_000
 
 KNOWN_FIELDS = ("name", "provider", "model", "system_prompt", "temperature", "max_tokens")
 # Named in the report so that the user knows a link tried to carry or redirect a key.
@@ -77,22 +75,20 @@ def check_bot_fields(data: Any) -> CheckedBot:
         raise BotInputError("a bot must be a JSON object")
     provider_id = _text(data, "provider", 40, required=True)
     try:
-        get_provider(provider_id)
+        provider = get_provider(provider_id)
     except UnknownProviderError as error:
         raise BotInputError(str(error)) from None
     temperature = data.get("temperature")
-    if temperature is not None:
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
-            raise BotInputError("the bot's temperature must be a number")
-        # An int is compared as it is: isfinite() would turn 10**400 into a float and fail.
-        finite = isinstance(temperature, int) or math.isfinite(temperature)
-        if not finite or not 0 <= temperature <= 2:
-            raise BotInputError("the bot's temperature must be between 0 and 2")
+    number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
+    if temperature is not None and not number:
+        raise BotInputError("the bot's temperature must be a number")
     max_tokens = data.get("max_tokens", 4096)
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
         raise BotInputError("the bot's max_tokens must be a whole number")
-    if not 1 <= max_tokens <= MAX_TOKENS_MAX:
-        raise BotInputError(f"the bot's max_tokens must be between 1 and {MAX_TOKENS_MAX}")
+    # The provider's own ranges (an int is compared as it is: 10**400 is never a float).
+    problem = provider.temperature_problem(temperature) or provider.max_tokens_problem(max_tokens)
+    if problem:
+        raise BotInputError(f"the bot's {problem}")
     config = BotConfig(
         name=_text(data, "name", NAME_MAX, required=True).strip(),
         provider=provider_id,

@@ -81,6 +81,7 @@ class ConfigPane(VerticalScroll):
         yield TextArea(id="bot-system", soft_wrap=True, tab_behavior="focus")
         yield Label("Temperature (empty: model's default)")
         yield Input(id="bot-temperature", placeholder="e.g. 0.7")
+        yield Static(id="bot-temperature-warning", classes="warning")
         with Vertical(id="keys"):
             yield Label("API Key", id="global-key-label")
             yield KeyField(placeholder="paste the key here", id="global-key")
@@ -118,6 +119,7 @@ class ConfigPane(VerticalScroll):
         self.show_global_key(global_key)
         self.query_one("#bot-key", KeyField).set_value(bot_key)
         self._warn("#bot-key-warning", bot_key)
+        self._temperature()  # a saved value out of its provider's range is said at once
 
     def show_models(self, models: ModelChoices, current: str) -> None:
         ids = [model_id for _label, model_id in models]
@@ -157,12 +159,8 @@ class ConfigPane(VerticalScroll):
         if self._bot is None:
             return None
         model = self.query_one("#bot-model", Select).value
-        temperature_text = self.query_one("#bot-temperature", Input).value.strip()
-        try:
-            temperature = float(temperature_text) if temperature_text else None
-        except ValueError:
-            return None
-        if temperature is not None and not 0 <= temperature <= 2:
+        sendable, temperature = self._temperature()
+        if not sendable:
             return None
         name = self.query_one("#bot-name", Input).value.strip()
         taken = name in self._taken_names
@@ -180,6 +178,24 @@ class ConfigPane(VerticalScroll):
             temperature=temperature,
             max_tokens=self._bot.config.max_tokens,
         )
+
+    def _temperature(self) -> tuple[bool, float | None]:
+        """The temperature typed, and whether the provider takes it; the field's message
+        says why not (a value is never changed into one that fits)."""
+        text = self.query_one("#bot-temperature", Input).value.strip()
+        temperature: float | None = None
+        problem: str | None = None
+        try:
+            temperature = float(text) if text else None
+        except ValueError:
+            problem = "Temperature must be a number, like 0.7: not saved."
+        low, high = self.provider.temperature_range
+        if problem is None and self.provider.temperature_problem(temperature):
+            problem = f"{self.provider.display_name} accepts {low:g} to {high:g}: not saved."
+        warning = self.query_one("#bot-temperature-warning", Static)
+        warning.update(Text(problem or ""))
+        warning.set_class(problem is not None, "shown")
+        return problem is None, temperature
 
     def _report(self) -> None:
         config = self._edited()

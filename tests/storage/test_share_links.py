@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import provider_ids
+from byok_tui.providers.registry import Provider, providers
 from byok_tui.sanitize import has_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link
@@ -41,19 +41,26 @@ GOOD: dict[str, Any] = {
 PRINTABLE = st.characters(min_codepoint=32, max_codepoint=0xD7FF).filter(
     lambda c: not has_terminal_controls(c)
 )
-configs = st.builds(
-    BotConfig,
-    name=st.text(PRINTABLE, min_size=1, max_size=100).filter(
-        lambda s: s.strip() == s and s.strip()
-    ),
-    provider=st.sampled_from(provider_ids()),
-    model=st.text(PRINTABLE, min_size=1, max_size=200).filter(
-        lambda s: s.strip() == s and s.strip()
-    ),
-    system_prompt=st.text(PRINTABLE | st.sampled_from("\n\t"), max_size=500),
-    temperature=st.none() | st.floats(0, 2, allow_nan=False),
-    max_tokens=st.integers(1, 1_000_000),
-)
+
+
+def _configs_for(provider: Provider) -> st.SearchStrategy[BotConfig]:
+    """Any bot the provider can be sent: its temperature and max tokens within its ranges."""
+    return st.builds(
+        BotConfig,
+        name=st.text(PRINTABLE, min_size=1, max_size=100).filter(
+            lambda s: s.strip() == s and s.strip()
+        ),
+        provider=st.just(provider.id),
+        model=st.text(PRINTABLE, min_size=1, max_size=200).filter(
+            lambda s: s.strip() == s and s.strip()
+        ),
+        system_prompt=st.text(PRINTABLE | st.sampled_from("\n\t"), max_size=500),
+        temperature=st.none() | st.floats(*provider.temperature_range, allow_nan=False),
+        max_tokens=st.integers(*provider.max_tokens_range),
+    )
+
+
+configs = st.sampled_from(providers()).flatmap(_configs_for)
 
 
 @settings(max_examples=200)
@@ -119,7 +126,8 @@ def test_unknown_fields_are_dropped_and_reported() -> None:
         (link_of(["a list"]), "JSON object"),
         (link_of({**GOOD, "provider": "chatgpt"}), "unknown provider 'chatgpt'"),
         (link_of({**GOOD, "temperature": "hot"}), "temperature must be a number"),
-        (link_of({**GOOD, "temperature": 9}), "between 0 and 2"),
+        (link_of({**GOOD, "temperature": 9}), "temperature 9 is outside Groq's range, 0 to 2"),
+        (link_of({**GOOD, "max_tokens": 0}), "max tokens 0 is outside Groq's range"),
         (link_of({**GOOD, "max_tokens": 1.5}), "whole number"),
         (link_of({**GOOD, "name": "x" * 101}), "longer than 100"),
         (link_of({**GOOD, "name": "bad\x1b[31m"}), "control characters"),
@@ -185,4 +193,6 @@ def test_a_links_number_out_of_range_is_a_clear_error(field: str, value: int) ->
     payload = base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
     result = run_cli("bot", "import", f"byok-tui://bot?v=1&c={payload}")
     assert result.returncode == 2, result.stderr
-    assert field in result.stderr and "Traceback" not in result.stderr
+    said = field.replace("_", " ")  # "max tokens -5 is outside OpenAI's range, 1 to 1,000,000"
+    assert f"{said} " in result.stderr and "outside OpenAI's range" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -49,7 +49,7 @@ def chat_call(
     if chat.system:
         body["system"] = chat.system
     if chat.temperature is not None and model.accepts_temperature:
-        body["temperature"] = min(chat.temperature, 1.0)  # Anthropic's range tops out at 1
+        body["temperature"] = chat.temperature  # in range: checked against the registry
     headers = _headers(key) | {"accept": "text/event-stream"}
     return HttpCall("POST", f"{base_url}/v1/messages", headers=headers, json=body)
 
