@@ -116,7 +116,9 @@ def add_parsers(commands: Any) -> None:
         help="list models: the registry's and those discovered from providers",
         description="List the registry's models and those discovered from each provider's "
         "model list (for providers whose key is set, and Ollama). Discovered models are "
-        "cached in the data folder; --refresh asks the providers again.",
+        "cached in the data folder; --refresh asks the providers again. The exit status is 1 "
+        "when a provider's list could not be read (its registry models are still listed); "
+        "Ollama not running is only noted, unless it is asked for with -p.",
     )
     models.add_argument("-p", "--provider", type=provider_argument, help="only this provider")
     models.add_argument("--refresh", action="store_true", help="ask the providers again")
@@ -264,7 +266,8 @@ class _Printer:
 def _models(args: argparse.Namespace) -> int:
     services = open_services()
     selected = (args.provider,) if args.provider else providers()
-    return asyncio.run(_list_models(services, selected, refresh=args.refresh))
+    asked_for = args.provider is not None
+    return asyncio.run(_list_models(services, selected, refresh=args.refresh, asked_for=asked_for))
 
 
 def _can_discover(services: Services, provider: Provider) -> bool:
@@ -279,7 +282,12 @@ def _can_discover(services: Services, provider: Provider) -> bool:
     return True
 
 
-async def _list_models(services: Services, selected: tuple[Provider, ...], *, refresh: bool) -> int:
+async def _list_models(
+    services: Services, selected: tuple[Provider, ...], *, refresh: bool, asked_for: bool
+) -> int:
+    """Print every model; exit 1 when any discovery failed, with or without --refresh. A
+    local runtime that is not running is how most machines are: unless it was asked for
+    (-p), it is a note, not a failure."""
     from byok_tui.providers.model_cache import refresh_models
     from byok_tui.services import model_cache
 
@@ -295,8 +303,16 @@ async def _list_models(services: Services, selected: tuple[Provider, ...], *, re
         try:
             return await refresh_models(client, cache, provider)
         except ByokError as error:
-            failures += 1
-            print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+            not_running = not provider.needs_key and error.kind is ErrorKind.NETWORK
+            if not_running and not asked_for:
+                print(
+                    f"byok-tui: note: {provider.display_name} is not running, so the models "
+                    f"pulled into it are not listed. {provider.start_remedy}",
+                    file=sys.stderr,
+                )
+            else:
+                failures += 1
+                print(f"byok-tui: {error.one_line()}", file=sys.stderr)
             return cached[1] if cached else []
 
     async with _client(services, None) as client:
@@ -320,4 +336,4 @@ async def _list_models(services: Services, selected: tuple[Provider, ...], *, re
     for row in rows:
         cells = [row[i].ljust(widths[i]) for i in range(3)] + [row[3]]
         print("  ".join(cells).rstrip())
-    return 1 if refresh and failures else 0
+    return 1 if failures else 0

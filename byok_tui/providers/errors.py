@@ -85,6 +85,9 @@ def check_settings(provider: Provider, temperature: float | None, max_tokens: in
 
 
 def _remedy(kind: ErrorKind, provider: Provider, retry_after: float | None, daily: bool) -> str:
+    refused = kind in (ErrorKind.AUTH, ErrorKind.PERMISSION)
+    if refused and not provider.needs_key:  # a local runtime: not about a key
+        return provider.auth_remedy or "It takes no key: check what stands in front of it."
     if kind is ErrorKind.AUTH and provider.auth_remedy:
         return f"{REMEDIES[kind]} {provider.auth_remedy}"
     if kind is ErrorKind.RATE_LIMIT:
@@ -93,7 +96,7 @@ def _remedy(kind: ErrorKind, provider: Provider, retry_after: float | None, dail
         if retry_after is not None:
             return f"Wait {retry_after:.0f} s and retry; free-tier limits are lower."
     if kind is ErrorKind.NETWORK and not provider.needs_key:
-        return f"Is {provider.display_name} running? Start it with `ollama serve`."
+        return f"Is {provider.display_name} running? {provider.start_remedy}".rstrip()
     return REMEDIES[kind]
 
 
@@ -264,6 +267,8 @@ def classify_http_error(
         retry_after = retry_after_seconds(headers, data, message)
         daily = kind is ErrorKind.RATE_LIMIT and bool(_DAILY_WORDS.search(words))
     title = _TITLES.get(kind, "Request failed")
+    if kind in (ErrorKind.AUTH, ErrorKind.PERMISSION) and not provider.needs_key:
+        title = "Not authorized" if kind is ErrorKind.AUTH else "Refused"  # it takes no key
     if looks_html:
         title = "The server answered with an HTML page instead of the provider's API"
     return ProviderError(

@@ -55,7 +55,8 @@ class Provider:
     key_pattern: str
     console_url: str
     free_tier: str
-    auth_remedy: str
+    auth_remedy: str  # for a local runtime, the whole remedy when it refuses a request
+    start_remedy: str  # a local runtime: how to start it when it does not answer
     default_model: str
     token_param: str
     accepts_temperature: bool
@@ -159,6 +160,7 @@ def _parse(entry: dict[str, object]) -> Provider:
         console_url=text("console_url"),
         free_tier=text("free_tier"),
         auth_remedy=text("auth_remedy"),
+        start_remedy=_field(entry, "start_remedy", str, ""),
         default_model=text("default_model"),
         token_param=text("token_param"),
         accepts_temperature=temperature,

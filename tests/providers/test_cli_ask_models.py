@@ -184,6 +184,37 @@ def test_models_refresh_failure_is_reported_and_registry_models_still_listed(
     assert "llama-3.3-70b-versatile" in result.stdout
 
 
+def test_models_without_refresh_exits_non_zero_when_discovery_fails(
+    server: ProviderServer,
+) -> None:
+    """No cache yet, so `models` asks the provider; a bad key is a failure, --refresh or not."""
+    server.reply_with(
+        Reply(401, {"content-type": "application/json"}, [b'{"error":{"message":"bad key"}}'])
+    )
+    result = run_cli("models", "-p", "groq", env=groq_env(server))
+    assert result.returncode == 1
+    assert "401 Invalid API key" in result.stderr
+    assert "llama-3.3-70b-versatile" in result.stdout  # the registry's models still listed
+
+
+def test_models_of_every_provider_succeeds_when_ollama_is_not_running_and_says_so(
+    server: ProviderServer,
+) -> None:
+    """Ollama not running is how most machines are: listing every provider notes it and
+    succeeds; asking for Ollama alone fails."""
+    server.reply_with(Reply(headers={"content-type": "application/json"}, steps=[b'{"data": []}']))
+    env = {
+        "BYOK_TUI_OPENROUTER_BASE_URL": f"{server.base_url}/api/v1",  # public list, no key
+        "OLLAMA_HOST": "127.0.0.1:9",  # nothing listens there
+    }
+    every = run_cli("models", "--refresh", env=env)
+    assert every.returncode == 0, every.stderr
+    assert "Ollama is not running" in every.stderr
+    alone = run_cli("models", "-p", "ollama", env=env)
+    assert alone.returncode == 1
+    assert "ollama serve" in alone.stderr
+
+
 def test_a_reply_the_terminals_encoding_cannot_hold_is_printed_not_a_crash() -> None:
     """PYTHONIOENCODING=cp1252 (a Windows console, an old locale): the emoji becomes '?',
     the exit status says the reply completed, and no traceback is printed."""

@@ -104,6 +104,27 @@ async def test_ollama_not_running_says_how_to_start_it(store: KeyStore) -> None:
 
 
 @pytest.mark.parametrize(
+    ("status", "body", "remedy"),
+    [
+        (401, b'{"error":"unauthorized","signin_url":"https://ollama.com/connect"}', "signin"),
+        (403, b"", "OLLAMA_ORIGINS"),
+    ],
+)
+async def test_a_refusal_from_ollama_gets_a_remedy_for_a_local_runtime_not_for_a_key(
+    server: ProviderServer, store: KeyStore, status: int, body: bytes, remedy: str
+) -> None:
+    """Ollama takes no key: its 401 (a cloud model, not signed in) or 403 (a proxy, its
+    allowed origins) never tells the user to regenerate a key in a console."""
+    server.reply_with(Reply(status, {"content-type": "application/json"}, [body]))
+    with pytest.raises(ProviderError) as raised:
+        await collect(ollama_client(server, store), "ollama", chat("gpt-oss:120b-cloud"))
+    said = raised.value.one_line()
+    assert remedy in said
+    for wrong in ("API key", "regenerate", "console", "The key"):
+        assert wrong not in said, said
+
+
+@pytest.mark.parametrize(
     ("value", "expected"),
     [
         ("", "http://127.0.0.1:11434"),
