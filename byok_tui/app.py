@@ -48,7 +48,7 @@ def _open_context(
     overview = None
     if services is None:
         services = open_services(environ)
-        overview = key_overview(providers(), services.store, services.environ)
+        overview = key_overview(providers(), services.keys, services.environ)
     return AppContext.open(services), overview
 
 
@@ -177,7 +177,7 @@ class ByokApp(App[None]):
 
         if self._opened is None:
             return  # still starting (a fraction of a second): nothing to export from yet
-        services, store = self._opened.services, self._opened.store
+        services, store = self._opened.services, self._opened.db
         folder = services.paths.data_dir / "exports"
         try:
             data = export_all(store, known_keys(services))
@@ -228,7 +228,7 @@ def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
         return ByokApp(None, environ=env)
     services = open_services(env)
     # Read every key now (and register each with the redaction layer).
-    overview = key_overview(providers(), services.store, services.environ)
+    overview = key_overview(providers(), services.keys, services.environ)
     return ByokApp(services, overview=overview)
 
 

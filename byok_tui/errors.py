@@ -26,6 +26,7 @@ class ErrorKind(StrEnum):
     PROTOCOL = "protocol"
     TRUNCATED = "truncated"
     KEY_STORE = "key_store"
+    STORAGE = "storage"  # the database
     CONFIG = "config"
     USAGE = "usage"
 
@@ -58,6 +59,7 @@ REMEDIES: dict[ErrorKind, str] = {
     ErrorKind.TRUNCATED: "The reply was cut off; what arrived is kept. Retry for the rest.",
     ErrorKind.CONFIG: "Fix the setting named above.",
     ErrorKind.KEY_STORE: "Fix or move the file named above; byok-tui has not changed it.",
+    ErrorKind.STORAGE: "Fix or move the file named above; byok-tui has not changed it.",
     ErrorKind.USAGE: "Run with --help to see the valid forms.",
 }
 

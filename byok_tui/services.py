@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class Services:
     paths: AppPaths
-    store: KeyStore
+    keys: KeyStore
     config: Config
     environ: Mapping[str, str]
 
@@ -54,7 +54,7 @@ def first_usable_provider(services: Services, candidates: Iterable[Provider]) ->
 
     for provider in candidates:
         try:
-            resolve_key(provider, services.store, environ=services.environ)
+            resolve_key(provider, services.keys, environ=services.environ)
         except (NoApiKeyError, UnusableKeyError, KeyStoreError):
             continue
         return provider
@@ -75,7 +75,7 @@ def known_keys(services: Services) -> list[str]:
     from byok_tui.keys import entry_name, normalize_key
     from byok_tui.providers.registry import key_providers
 
-    stored = services.store.get_many(entry_name(p.id) for p in key_providers())
+    stored = services.keys.get_many(entry_name(p.id) for p in key_providers())
     env = [normalize_key(services.environ.get(v, "")) for p in key_providers() for v in p.env_vars]
     return [*stored.values(), *(key for key in env if key)]
 
@@ -120,7 +120,7 @@ class AppContext:
     """Everything the screens reach the outside world through."""
 
     services: Services
-    store: Store
+    db: Store  # the SQLite repository; the key store is services.keys
     client: ProviderClient
     conversations: ConversationService
     writer: SerialWriter
@@ -133,6 +133,6 @@ class AppContext:
         from byok_tui.providers.client import ProviderClient
 
         store = open_store(services)
-        client = ProviderClient(services.store, config=services.config, environ=services.environ)
+        client = ProviderClient(services.keys, config=services.config, environ=services.environ)
         conversations = ConversationService(store, client)
         return cls(services, store, client, conversations, SerialWriter(), model_cache(services))

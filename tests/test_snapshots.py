@@ -192,7 +192,7 @@ def test_start_screen(snap_compare: Any) -> None:
     with test_empty_chat: nothing may move when the chat screen replaces it."""
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
     services = open_services()
-    overview = key_overview(providers(), services.store, services.environ)
+    overview = key_overview(providers(), services.keys, services.environ)
 
     class StartOnly(App[None]):
         """The start screen alone: its Drawn message goes nowhere."""

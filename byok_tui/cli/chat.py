@@ -150,7 +150,7 @@ def _client(services: Services, timeout: float | None) -> Any:
 
     timeouts = Timeouts(read=timeout, read_local=timeout) if timeout else Timeouts()
     return ProviderClient(
-        services.store, config=services.config, environ=services.environ, timeouts=timeouts
+        services.keys, config=services.config, environ=services.environ, timeouts=timeouts
     )
 
 
@@ -274,7 +274,7 @@ def _can_discover(services: Services, provider: Provider) -> bool:
     if not provider.needs_key or provider.public_model_list:
         return True
     try:
-        resolve_key(provider, services.store, environ=services.environ)
+        resolve_key(provider, services.keys, environ=services.environ)
     except NoApiKeyError:
         return False
     except UnusableKeyError:

@@ -94,7 +94,7 @@ class ChatScreen(ChatSending):
         self.set_interval(0.5, self._tick_activity)
         self._reload(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
-        for notice in self.context.store.notices:  # e.g. the data folder's permissions tightened
+        for notice in self.context.db.notices:  # e.g. the data folder's permissions tightened
             self.notify(notice, severity="warning", timeout=15)
         self.call_after_refresh(self._mount_config_pane)
         self.call_after_refresh(self._warm_up)
@@ -224,7 +224,7 @@ class ChatScreen(ChatSending):
         opened = (self.state.bot.id, conversation.id if conversation else None)
         if opened != self._last_opened:
             self._last_opened = opened
-            store = self.context.store
+            store = self.context.db
             self.context.writer.submit("last-opened", lambda: store.set_last_opened(*opened))
 
     def _give_back_unsent(self, text: str) -> None:
@@ -304,7 +304,7 @@ class ChatScreen(ChatSending):
 
     @work(thread=True, group="bots")
     def _create_bot(self, name: str) -> None:
-        state, store = self.state, self.context.store
+        state, store = self.state, self.context.db
         if state is None:
             return
         config = BotConfig(name, state.bot.config.provider, state.bot.config.model)
@@ -343,7 +343,7 @@ class ChatScreen(ChatSending):
     def _delete_bot(self, bot_id: int, name: str) -> None:
         try:
             self.context.writer.wait_idle()
-            self.context.store.delete_bot(bot_id)
+            self.context.db.delete_bot(bot_id)
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
@@ -365,7 +365,7 @@ class ChatScreen(ChatSending):
         before = self.state.bot
         if config.provider != before.config.provider and before.has_key:
             self._ask_about_kept_key(before.id, before.config.provider, config.provider)
-        bot_id, store = self.state.bot.id, self.context.store
+        bot_id, store = self.state.bot.id, self.context.db
         self.context.writer.submit(
             f"bot:{bot_id}",
             lambda: store.update_bot(bot_id, config),
@@ -380,7 +380,7 @@ class ChatScreen(ChatSending):
 
         def answered(remove: bool | None) -> None:
             if remove:
-                store = self.context.store
+                store = self.context.db
                 self.context.writer.submit(
                     f"bot-key:{bot_id}",
                     lambda: store.set_bot_key(bot_id, None),
@@ -412,7 +412,7 @@ class ChatScreen(ChatSending):
             )
             self._save_config(message.config)
             return
-        bot_id, store, config = self.state.bot.id, self.context.store, message.config
+        bot_id, store, config = self.state.bot.id, self.context.db, message.config
         self.context.writer.submit(
             f"bot:{bot_id}",
             lambda: store.update_bot(bot_id, config),
@@ -435,7 +435,7 @@ class ChatScreen(ChatSending):
         if not get_provider(message.provider_id).needs_key:
             return  # a local runtime has no key entry
         keys, entry, value = (
-            self.context.services.store,
+            self.context.services.keys,
             entry_name(message.provider_id),
             message.value,
         )
@@ -449,7 +449,7 @@ class ChatScreen(ChatSending):
     def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
         if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
             return
-        bot_id, store, value = self.state.bot.id, self.context.store, message.value
+        bot_id, store, value = self.state.bot.id, self.context.db, message.value
         self.context.writer.submit(f"bot-key:{bot_id}", lambda: store.set_bot_key(bot_id, value))
         self._refresh_key_in_use()
 
@@ -463,7 +463,7 @@ class ChatScreen(ChatSending):
         if self.state is None:
             return
         try:
-            bot = self.context.store.bot(self.state.bot.id)
+            bot = self.context.db.bot(self.state.bot.id)
             key = key_in_use(self.context, bot)
         except ByokError as error:
             key = KeyInUse(error.one_line(), found=False)
@@ -558,7 +558,7 @@ class ChatScreen(ChatSending):
 
         def rename(title: str | None) -> None:
             if title and self.state is not None:
-                store = self.context.store
+                store = self.context.db
                 self.context.writer.submit(
                     f"rename:{conversation.id}",
                     lambda: store.rename_conversation(conversation.id, title),
@@ -579,7 +579,7 @@ class ChatScreen(ChatSending):
 
         def delete(confirmed: bool | None) -> None:
             if confirmed and self.state is not None:
-                store = self.context.store
+                store = self.context.db
                 self.context.writer.submit(
                     f"delete:{conversation.id}",
                     lambda: store.delete_conversation(conversation.id),

@@ -119,7 +119,7 @@ class ChatSending(Screen[None]):
             # Its conversation is still being read: keep the message now, store it there
             # once it is open, so that nothing is lost if the process dies meanwhile.
             self._unsent_saved = True
-            store = self.context.store
+            store = self.context.db
             self.context.writer.submit(
                 "unsent",
                 lambda: store.set_unsent_message(text),
@@ -132,7 +132,7 @@ class ChatSending(Screen[None]):
     def _forget_unsent(self) -> None:
         """The message kept aside is stored in its conversation (or back in the composer)."""
         self._unsent_saved = False
-        store = self.context.store
+        store = self.context.db
         self.context.writer.submit("unsent", lambda: store.set_unsent_message(""))
 
     def _echo(self) -> None:
@@ -173,11 +173,11 @@ class ChatSending(Screen[None]):
             )
             self.post_message(ReplyEnded())
             return
-        bot = await asyncio.to_thread(context.store.bot, self.state.bot.id)
+        bot = await asyncio.to_thread(context.db.bot, self.state.bot.id)
         conversation = self.state.conversation
         if conversation is None:
             title = title_for(text)
-            conversation = await asyncio.to_thread(context.store.create_conversation, bot.id, title)
+            conversation = await asyncio.to_thread(context.db.create_conversation, bot.id, title)
             self.post_message(ConversationStarted(conversation))
         stopped = False
         slice_started = time.perf_counter()

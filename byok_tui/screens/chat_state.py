@@ -46,8 +46,8 @@ def key_in_use(context: AppContext, bot: Bot) -> KeyInUse:
     try:
         resolved = resolve_key(
             provider,
-            context.services.store,
-            bot_key=context.store.bot_key(bot.id),
+            context.services.keys,
+            bot_key=context.db.bot_key(bot.id),
             environ=context.services.environ,
         )
     except NoApiKeyError:
@@ -61,7 +61,7 @@ def key_in_use(context: AppContext, bot: Bot) -> KeyInUse:
 
 def _starting_bot(context: AppContext) -> tuple[Bot, int | None]:
     """The bot (and conversation) last opened, else the default bot and its latest."""
-    store = context.store
+    store = context.db
     bot_id, conversation_id = store.last_opened()
     if bot_id is not None:
         try:
@@ -81,7 +81,7 @@ def read_state(
 
     `bot_id` None: the bot last opened (at start-up), with the conversation last opened.
     """
-    store, services = context.store, context.services
+    store, services = context.db, context.services
     if bot_id is None:
         bot, conversation_id = _starting_bot(context)
     else:
@@ -96,11 +96,11 @@ def read_state(
     global_key = ""
     if get_provider(bot.config.provider).needs_key:
         try:
-            global_key = services.store.get(entry_name(bot.config.provider)) or ""
+            global_key = services.keys.get(entry_name(bot.config.provider)) or ""
         except KeyStoreError:
             global_key = ""  # the overview below carries the error to the screen
     return ChatState(
-        overview=overview or key_overview(providers(), services.store, services.environ),
+        overview=overview or key_overview(providers(), services.keys, services.environ),
         bots=store.bots(),
         bot=bot,
         conversations=conversations,

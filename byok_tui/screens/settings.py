@@ -86,7 +86,7 @@ class SettingsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="settings-load")
     def _load_keys(self) -> None:
-        keys = self.context.services.store
+        keys = self.context.services.keys
         try:
             stored = keys.get_many(entry_name(p.id) for p in providers() if p.needs_key)
         except ByokError as error:
@@ -114,7 +114,7 @@ class SettingsScreen(Screen[None]):
         self._warn(provider_id, event.value, event.problem)
         if event.problem:
             return  # not saved: the warning says why
-        keys, entry, value = self.context.services.store, entry_name(provider_id), event.value
+        keys, entry, value = self.context.services.keys, entry_name(provider_id), event.value
         self.context.writer.submit(
             f"key:{entry}",
             lambda: keys.set(entry, value),

@@ -10,9 +10,9 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widget import Widget
 
-from byok_tui.screens.start import NARROW, TINY
-
 MIN_CONVERSATION_WIDTH = 48
+NARROW = 120  # below this terminal width the config pane starts hidden
+TINY = 90  # below this width the sidebar starts hidden too
 STARTS_SHOWN_FROM = {"#config": NARROW, "#sidebar": TINY}  # terminal width
 
 

@@ -21,10 +21,8 @@ from textual.widgets import Static
 
 from byok_tui.keys.overview import KeyOverview
 from byok_tui.providers.registry import providers
+from byok_tui.screens.side_panes import TINY
 from byok_tui.widgets.provider_rows import pending_label, provider_label
-
-NARROW = 120  # below this width the config pane starts hidden
-TINY = 90  # below this width the sidebar starts hidden too
 
 
 class StartScreen(Screen[None]):

@@ -89,7 +89,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class DatabaseError(ByokError):
-    kind = ErrorKind.KEY_STORE  # same remedy: fix or move the named file; it was not changed
+    kind = ErrorKind.STORAGE
 
     def __init__(self, path: Path, problem: str, *, remedy: str | None = None) -> None:
         self.path = path

@@ -92,7 +92,7 @@ class Message:
 class StorageError(ByokError):
     """The database could not be written (disk full, locked by another process, damaged)."""
 
-    kind = ErrorKind.KEY_STORE
+    kind = ErrorKind.STORAGE
 
     def __init__(self, path: Path, error: sqlite3.Error) -> None:
         text = str(error).lower()

@@ -96,7 +96,7 @@ async def test_a_per_bot_key_is_used_for_that_bot_only_and_clearing_it_falls_bac
 ) -> None:
     open_key_store(app_paths()).set(entry_name("openai"), FIRST)
     context = AppContext.open(open_services())
-    other = context.store.create_bot(BotConfig("Other", "openai", "gpt-5.5"))
+    other = context.db.create_bot(BotConfig("Other", "openai", "gpt-5.5"))
     app = make_app(**openai_env(openai_server))
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)

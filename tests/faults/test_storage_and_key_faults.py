@@ -52,7 +52,7 @@ async def test_when_the_disk_is_full_the_app_keeps_the_message_in_the_composer()
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
-            store = app.context.store
+            store = app.context.db
             bot = store.bots()[0]
             conversation = store.create_conversation(bot.id, "t")
             chat(app).state.conversation = conversation  # type: ignore[union-attr]
