@@ -13,11 +13,13 @@ import gc
 import os
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
@@ -32,6 +34,7 @@ from byok_tui.screens.start import StartScreen
 from byok_tui.services import Services, open_services
 
 if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
+    from byok_tui.app_data import AppData
     from byok_tui.services import AppContext
 
 _heap_frozen = False
@@ -73,6 +76,13 @@ def _freeze_heap_once() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
 
 
+@dataclass
+class WriteFailed(Message):
+    """A write nobody waited for failed: the user is told."""
+
+    said: str
+
+
 class ByokApp(App[None]):
     CSS_PATH = "screens/start.tcss"
     TITLE = "byok-tui"
@@ -95,6 +105,7 @@ class ByokApp(App[None]):
             environ = services.environ
         self._environ = os.environ if environ is None else environ
         self._opened: AppContext | None = None
+        self._data: AppData | None = None
         self._overview = overview
         self._crash_dir = crash_dir or app_paths(self._environ).crash_dir
         self.crash_report: str | None = None
@@ -120,17 +131,30 @@ class ByokApp(App[None]):
             self.exit(return_code=1)
             return
         self._opened, self._overview = opened, self._overview or overview
+        from byok_tui.app_data import AppData
         from byok_tui.screens.chat import ChatScreen
+
+        data = self._data = AppData(opened)
+
+        # From the writer's thread, without waiting for the UI (which may be waiting for it).
+        def tell(said: str) -> None:
+            self.post_message(WriteFailed(said))
+
+        data.on_failure = tell
 
         start = self.screen_stack[0]
         typed = start.typed if isinstance(start, StartScreen) else ""
         # Pushed over the start screen: Textual cannot switch away from the default screen.
-        await self.push_screen(ChatScreen(opened, self._overview, typed=typed))
+        await self.push_screen(ChatScreen(data, self._overview, typed=typed))
         _freeze_heap_once()
 
+    def on_write_failed(self, message: WriteFailed) -> None:
+        self.notify(message.said, severity="error", timeout=15)
+
     async def on_unmount(self) -> None:
+        if self._data is not None:
+            self._data.close()  # every key typed is saved before we go
         if self._opened is not None:
-            self._opened.writer.shutdown()  # every key typed is saved before we go
             await self._opened.client.aclose()
 
     def notify(
@@ -164,7 +188,8 @@ class ByokApp(App[None]):
             if isinstance(self.screen, ChatScreen):
                 self.screen.refresh_keys()
 
-        self.push_screen(SettingsScreen(self.context), back)
+        if self._data is not None:
+            self.push_screen(SettingsScreen(self._data), back)
 
     @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:

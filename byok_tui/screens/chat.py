@@ -19,28 +19,24 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Key, Resize
 from textual.widgets import Button, Footer, Header, Input, Static, TextArea
 
+from byok_tui.app_data import AppData
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
+from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.keys import entry_name
 from byok_tui.keys.overview import KeyOverview
-from byok_tui.providers.model_cache import refresh_models
 from byok_tui.providers.registry import get_provider
 from byok_tui.redaction import redact_keys
 from byok_tui.screens.chat_messages import (
     BotCreated,
     BotDeleted,
-    ChatState,
-    KeyInUse,
     KeyInUseFound,
     LocalRuntimeChecked,
     StateLoaded,
     StateLoadFailed,
 )
 from byok_tui.screens.chat_send import ChatSending
-from byok_tui.screens.chat_state import key_in_use, read_state
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.screens.side_panes import SidePanes
-from byok_tui.services import AppContext
 from byok_tui.storage.store import BotConfig, Conversation
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
@@ -53,10 +49,8 @@ class ChatScreen(ChatSending):
     CSS_PATH = "chat.tcss"
     BINDINGS = textual_bindings(CHAT_KEYS)  # type: ignore[assignment]
 
-    def __init__(
-        self, context: AppContext, overview: KeyOverview | None = None, typed: str = ""
-    ) -> None:
-        super().__init__(context)
+    def __init__(self, data: AppData, overview: KeyOverview | None = None, typed: str = "") -> None:
+        super().__init__(data)
         self._first_overview = overview
         self._typed_while_starting = typed
         self.local_running: bool | None = None
@@ -94,7 +88,7 @@ class ChatScreen(ChatSending):
         self.set_interval(0.5, self._tick_activity)
         self._reload(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
-        for notice in self.context.db.notices:  # e.g. the data folder's permissions tightened
+        for notice in self.data.notices():  # e.g. the data folder's permissions tightened
             self.notify(notice, severity="warning", timeout=15)
         self.call_after_refresh(self._mount_config_pane)
         self.call_after_refresh(self._warm_up)
@@ -147,9 +141,8 @@ class ChatScreen(ChatSending):
         transcript: bool,
         overview: KeyOverview | None,
     ) -> None:
-        self.context.writer.wait_idle()
         try:
-            state = read_state(self.context, bot_id, conversation_id, overview)
+            state = self.data.chat_state(bot_id, conversation_id, overview)
         except ByokError as error:
             self.post_message(StateLoadFailed(error, generation=generation))
             return
@@ -167,7 +160,7 @@ class ChatScreen(ChatSending):
         await asyncio.to_thread(importlib.import_module, "httpx")
         try:
             # What it answers is what the model list offers: the models actually pulled.
-            await refresh_models(self.context.client, self.context.models, local[0])
+            await self.data.list_models(local[0])
             running = True
         except ByokError:
             running = False
@@ -224,8 +217,7 @@ class ChatScreen(ChatSending):
         opened = (self.state.bot.id, conversation.id if conversation else None)
         if opened != self._last_opened:
             self._last_opened = opened
-            store = self.context.db
-            self.context.writer.submit("last-opened", lambda: store.set_last_opened(*opened))
+            self.data.remember_opened(*opened)
 
     def _give_back_unsent(self, text: str) -> None:
         """A message a killed process left unsent goes back to the composer, once."""
@@ -304,13 +296,12 @@ class ChatScreen(ChatSending):
 
     @work(thread=True, group="bots")
     def _create_bot(self, name: str) -> None:
-        state, store = self.state, self.context.db
+        state = self.state
         if state is None:
             return
         config = BotConfig(name, state.bot.config.provider, state.bot.config.model)
         try:
-            self.context.writer.wait_idle()
-            bot = store.create_bot(config)
+            bot = self.data.create_bot(config)
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
@@ -342,8 +333,7 @@ class ChatScreen(ChatSending):
     @work(thread=True, group="bots")
     def _delete_bot(self, bot_id: int, name: str) -> None:
         try:
-            self.context.writer.wait_idle()
-            self.context.db.delete_bot(bot_id)
+            self.data.delete_bot(bot_id)
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
@@ -365,12 +355,7 @@ class ChatScreen(ChatSending):
         before = self.state.bot
         if config.provider != before.config.provider and before.has_key:
             self._ask_about_kept_key(before.id, before.config.provider, config.provider)
-        bot_id, store = self.state.bot.id, self.context.db
-        self.context.writer.submit(
-            f"bot:{bot_id}",
-            lambda: store.update_bot(bot_id, config),
-            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
-        )
+        self.data.save_bot_config(self.state.bot.id, config)
         self._reload()
 
     def _ask_about_kept_key(self, bot_id: int, was: str, now: str) -> None:
@@ -380,14 +365,7 @@ class ChatScreen(ChatSending):
 
         def answered(remove: bool | None) -> None:
             if remove:
-                store = self.context.db
-                self.context.writer.submit(
-                    f"bot-key:{bot_id}",
-                    lambda: store.set_bot_key(bot_id, None),
-                    lambda error: self.app.call_from_thread(
-                        self.notify, str(error), severity="error"
-                    ),
-                )
+                self.data.save_bot_key(bot_id, None)
                 self._reload()
 
         question = (
@@ -412,12 +390,8 @@ class ChatScreen(ChatSending):
             )
             self._save_config(message.config)
             return
-        bot_id, store, config = self.state.bot.id, self.context.db, message.config
-        self.context.writer.submit(
-            f"bot:{bot_id}",
-            lambda: store.update_bot(bot_id, config),
-            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
-        )
+        bot_id, config = self.state.bot.id, message.config
+        self.data.save_bot_config(bot_id, config)
         renamed = config.name != self.state.bot.config.name
         self.state.bot = replace(self.state.bot, config=config)  # what is saved now
         if renamed:
@@ -434,23 +408,13 @@ class ChatScreen(ChatSending):
     def on_config_pane_global_key_edited(self, message: ConfigPane.GlobalKeyEdited) -> None:
         if not get_provider(message.provider_id).needs_key:
             return  # a local runtime has no key entry
-        keys, entry, value = (
-            self.context.services.keys,
-            entry_name(message.provider_id),
-            message.value,
-        )
-        self.context.writer.submit(
-            f"key:{entry}",
-            lambda: keys.set(entry, value),  # saved on input (seed 3); empty unsets
-            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
-        )
+        self.data.save_provider_key(message.provider_id, message.value)  # empty removes it
         self._refresh_key_in_use()
 
     def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
         if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
             return
-        bot_id, store, value = self.state.bot.id, self.context.db, message.value
-        self.context.writer.submit(f"bot-key:{bot_id}", lambda: store.set_bot_key(bot_id, value))
+        self.data.save_bot_key(self.state.bot.id, message.value)
         self._refresh_key_in_use()
 
     def _after_reply(self) -> None:
@@ -459,14 +423,9 @@ class ChatScreen(ChatSending):
 
     @work(thread=True, exclusive=True, group="key-in-use")
     def _refresh_key_in_use(self) -> None:
-        self.context.writer.wait_idle()
         if self.state is None:
             return
-        try:
-            bot = self.context.db.bot(self.state.bot.id)
-            key = key_in_use(self.context, bot)
-        except ByokError as error:
-            key = KeyInUse(error.one_line(), found=False)
+        key = self.data.key_in_use(self.state.bot.id)
         # A message, not call_from_thread: it is handled in order with the screen's own
         # teardown, so a line found while the app closes never meets half-removed widgets.
         self.post_message(KeyInUseFound(key))
@@ -558,11 +517,7 @@ class ChatScreen(ChatSending):
 
         def rename(title: str | None) -> None:
             if title and self.state is not None:
-                store = self.context.db
-                self.context.writer.submit(
-                    f"rename:{conversation.id}",
-                    lambda: store.rename_conversation(conversation.id, title),
-                )
+                self.data.rename_conversation(conversation.id, title)
                 self._reload()
 
         self.app.push_screen(TextDialog("Rename conversation", conversation.title), rename)
@@ -579,14 +534,7 @@ class ChatScreen(ChatSending):
 
         def delete(confirmed: bool | None) -> None:
             if confirmed and self.state is not None:
-                store = self.context.db
-                self.context.writer.submit(
-                    f"delete:{conversation.id}",
-                    lambda: store.delete_conversation(conversation.id),
-                    lambda error: self.app.call_from_thread(
-                        self.notify, str(error), severity="error"
-                    ),
-                )
+                self.data.delete_conversation(conversation.id)
                 if self.state.conversation == conversation:
                     self._open(self.state.bot.id, 0)
                 else:

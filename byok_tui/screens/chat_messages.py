@@ -2,43 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from rich.text import Text
 from textual.message import Message
 
+from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.keys.overview import KeyOverview
 from byok_tui.providers.types import StreamEvent
 from byok_tui.redaction import StreamRedactor
-from byok_tui.storage.store import Bot, Conversation
-from byok_tui.storage.store import Message as StoredMessage
-
-
-@dataclass(frozen=True, slots=True)
-class KeyInUse:
-    """Which key the next message uses, in words (never the key), and whether there is one."""
-
-    line: str
-    found: bool
-
-
-@dataclass
-class ChatState:
-    """Everything the screen shows, read in one go by a worker."""
-
-    overview: KeyOverview
-    bots: list[Bot]
-    bot: Bot
-    conversations: list[Conversation]
-    conversation: Conversation | None
-    messages: list[StoredMessage]
-    models: list[tuple[Text, str]]
-    global_key: str
-    bot_key: str
-    key_in_use: KeyInUse
-    unsent: str  # a message sent while a conversation was opening, left by a process killed
-    moved_to: str | None  # the provider the Default bot just moved to, following a new key
+from byok_tui.storage.store import Conversation
 
 
 class StateLoaded(Message):

@@ -19,6 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from byok_tui.app_data import AppData
+from byok_tui.chat_state import ChatState
 from byok_tui.conversation import ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.providers.errors import ProviderError
@@ -31,7 +33,6 @@ from byok_tui.providers.types import (
 )
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
-    ChatState,
     ConversationStarted,
     ReplyEnded,
     ReplyEvent,
@@ -41,8 +42,6 @@ from byok_tui.screens.chat_messages import (
     ReplyTextReady,
 )
 from byok_tui.screens.dialogs import ConfirmDialog
-from byok_tui.services import AppContext
-from byok_tui.storage.store import StorageError
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
@@ -57,9 +56,9 @@ ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the w
 class ChatSending(Screen[None]):
     """Sending a message and streaming its reply into the transcript."""
 
-    def __init__(self, context: AppContext) -> None:
+    def __init__(self, data: AppData) -> None:
         super().__init__()
-        self.context = context
+        self.data = data
         self.state: ChatState | None = None
         self._reply: ReplyView | None = None
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
@@ -119,21 +118,13 @@ class ChatSending(Screen[None]):
             # Its conversation is still being read: keep the message now, store it there
             # once it is open, so that nothing is lost if the process dies meanwhile.
             self._unsent_saved = True
-            store = self.context.db
-            self.context.writer.submit(
-                "unsent",
-                lambda: store.set_unsent_message(text),
-                lambda error: self.app.call_from_thread(
-                    self.notify, f"Could not keep the message aside: {error}", severity="error"
-                ),
-            )
+            self.data.keep_unsent(text)
         self._start_send(text)
 
     def _forget_unsent(self) -> None:
         """The message kept aside is stored in its conversation (or back in the composer)."""
         self._unsent_saved = False
-        store = self.context.db
-        self.context.writer.submit("unsent", lambda: store.set_unsent_message(""))
+        self.data.keep_unsent("")
 
     def _echo(self) -> None:
         # Not while a conversation is being opened: showing it would wipe the message.
@@ -155,11 +146,9 @@ class ChatSending(Screen[None]):
 
     @work(exclusive=True, group="send")
     async def _send_worker(self, text: str | None) -> None:
-        context = self.context
+        data = self.data
         if not self._ready.is_set():
             await self._ready.wait()  # the conversation the message belongs to is opening
-        if not context.writer.idle:
-            await asyncio.to_thread(context.writer.wait_idle)  # a key typed just now is saved
         if self.state is None:  # it could not be opened (the error was shown)
             self.post_message(
                 ReplyFailed(
@@ -173,12 +162,18 @@ class ChatSending(Screen[None]):
             )
             self.post_message(ReplyEnded())
             return
-        bot = await asyncio.to_thread(context.db.bot, self.state.bot.id)
-        conversation = self.state.conversation
-        if conversation is None:
-            title = title_for(text)
-            conversation = await asyncio.to_thread(context.db.create_conversation, bot.id, title)
-            self.post_message(ConversationStarted(conversation))
+        try:
+            # Read after the writes before it: a key typed just now is the key sent.
+            bot = await asyncio.to_thread(data.bot, self.state.bot.id)
+            conversation = self.state.conversation
+            if conversation is None:
+                title = title_for(text)
+                conversation = await asyncio.to_thread(data.create_conversation, bot.id, title)
+                self.post_message(ConversationStarted(conversation))
+        except ByokError as error:  # nothing was stored: the message goes back to the composer
+            self.post_message(ReplyFailed(error, unsent=text))
+            self.post_message(ReplyEnded())
+            return
         stopped = False
         slice_started = time.perf_counter()
         first_words = True
@@ -190,9 +185,7 @@ class ChatSending(Screen[None]):
                 self.post_message(ReplyOpened(unopened.pop()))
 
         try:
-            async for event in context.conversations.send(
-                bot, conversation, text, on_sent=open_reply
-            ):
+            async for event in data.send(bot, conversation, text, on_sent=open_reply):
                 if self._unsent_saved:
                     self._forget_unsent()  # stored in its conversation now
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
@@ -214,12 +207,13 @@ class ChatSending(Screen[None]):
                         with contextlib.suppress(TimeoutError):
                             await asyncio.wait_for(drawn.wait(), FIRST_WORDS_WAIT)
                         slice_started = time.perf_counter()
-        except StorageError as error:
-            self.post_message(ReplyFailed(error, unsent=text))
         except ByokError as error:
-            if self._unsent_saved:
-                self._forget_unsent()  # stored before the error (e.g. no API key)
-            self.post_message(ReplyFailed(error))
+            if error.kind is ErrorKind.STORAGE:  # the message may not be stored: give it back
+                self.post_message(ReplyFailed(error, unsent=text))
+            else:
+                if self._unsent_saved:
+                    self._forget_unsent()  # stored before the error (e.g. no API key)
+                self.post_message(ReplyFailed(error))
         except asyncio.CancelledError:
             stopped = True
             raise

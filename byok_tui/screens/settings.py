@@ -13,12 +13,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, Static
 
+from byok_tui.app_data import AppData
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
 from byok_tui.errors import ByokError
-from byok_tui.keys import entry_name
-from byok_tui.providers.model_cache import refresh_models
 from byok_tui.providers.registry import Provider, get_provider, key_mismatch_warning, providers
-from byok_tui.services import AppContext
 from byok_tui.widgets.key_field import KeyField
 
 
@@ -58,9 +56,9 @@ class SettingsScreen(Screen[None]):
     CSS_PATH = "settings.tcss"
     BINDINGS = textual_bindings(SETTINGS_KEYS)  # type: ignore[assignment]
 
-    def __init__(self, context: AppContext) -> None:
+    def __init__(self, data: AppData) -> None:
         super().__init__()
-        self.context = context
+        self.data = data
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -86,9 +84,8 @@ class SettingsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="settings-load")
     def _load_keys(self) -> None:
-        keys = self.context.services.keys
         try:
-            stored = keys.get_many(entry_name(p.id) for p in providers() if p.needs_key)
+            stored = self.data.stored_keys([p for p in providers() if p.needs_key])
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
@@ -96,7 +93,7 @@ class SettingsScreen(Screen[None]):
 
     def _show_keys(self, stored: dict[str, str]) -> None:
         for field in self.query(KeyField):
-            value = stored.get(entry_name(field.name or ""), "")
+            value = stored.get(field.name or "", "")
             field.set_value(value)
             self._warn(field.name or "", value)
 
@@ -114,12 +111,7 @@ class SettingsScreen(Screen[None]):
         self._warn(provider_id, event.value, event.problem)
         if event.problem:
             return  # not saved: the warning says why
-        keys, entry, value = self.context.services.keys, entry_name(provider_id), event.value
-        self.context.writer.submit(
-            f"key:{entry}",
-            lambda: keys.set(entry, value),
-            lambda error: self.app.call_from_thread(self.notify, str(error), severity="error"),
-        )
+        self.data.save_provider_key(provider_id, event.value)  # saved as it is typed
 
     @on(Button.Pressed, ".test-key")
     def _test_pressed(self, event: Button.Pressed) -> None:
@@ -127,21 +119,19 @@ class SettingsScreen(Screen[None]):
 
     @work(group="test-key")
     async def _test(self, provider_id: str) -> None:
-        import asyncio
 
         provider = get_provider(provider_id)
         row = self._row(provider_id)
         result = row.query_one(".test-result", Static)
         result.update(Text("Testing…"))
         result.add_class("shown")
-        await asyncio.to_thread(self.context.writer.wait_idle)
         try:
-            models = await refresh_models(self.context.client, self.context.models, provider)
+            models = await self.data.list_models(provider)  # with the key just typed
         except ByokError as error:
             result.update(Text(f"✗ {error.one_line()}"))
             result.set_class(True, "failed")
             if not provider.needs_key:
-                address = self.context.client.base_url(provider)
+                address = self.data.base_url(provider)
                 row.query_one(".local-status", Static).update(Text(f"○ not running at {address}"))
             return
         result.set_class(False, "failed")
@@ -149,7 +139,7 @@ class SettingsScreen(Screen[None]):
             count = f"{len(models)} model{'' if len(models) == 1 else 's'}"
             result.update(Text(f"✓ The key works: {count} available, now in the model list."))
             return
-        address = self.context.client.base_url(provider)
+        address = self.data.base_url(provider)
         row.query_one(".local-status", Static).update(Text(f"● running at {address}"))
         names = ", ".join(m.id for m in models[:8]) or "none pulled yet"
         result.update(Text(f"Models detected: {names}"))

@@ -63,7 +63,7 @@ async def test_renaming_a_bot_in_its_editor_shows_at_once_and_refuses_a_taken_na
         assert "Another bot is named 'Writer'" in warning
         name.value = "Default"  # and back again: saved, though it was the first name
         await settle(pilot)
-        chat(app).context.writer.wait_idle()
+        app.context.writer.wait_idle()
         assert saved_names(store) == ["Default", "Writer"]
         assert bot_rows(app) == ["Default", "Writer"]
 

@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 from textual.widgets import Collapsible
 
+from byok_tui import app_data, chat_state
+from byok_tui.chat_state import KeyInUse
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
-from byok_tui.screens import chat as chat_module
-from byok_tui.screens import chat_state
-from byok_tui.screens.chat_messages import KeyInUse
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
@@ -325,7 +324,7 @@ async def test_a_key_line_found_while_the_app_closes_is_dropped_not_a_crash(
         time.sleep(late_by)
         return key
 
-    monkeypatch.setattr(chat_module, "key_in_use", found_as_the_app_quits)
+    monkeypatch.setattr(app_data, "key_in_use", found_as_the_app_quits)
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)

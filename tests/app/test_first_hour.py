@@ -117,7 +117,7 @@ async def test_the_local_runtime_has_no_key_field_and_no_key_entry() -> None:
         for field in pane.query(KeyField):
             await type_into(pilot, field, "typed-into-a-hidden-field-123")
         await settle(pilot)
-        chat(app).context.writer.wait_idle()
+        app.context.writer.wait_idle()
     assert open_key_store(app_paths()).get("app-apikey-ollama") is None
     assert not store.bots()[0].has_key
 

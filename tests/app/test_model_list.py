@@ -33,7 +33,7 @@ def ollama(request: Seen) -> Reply:
 
 
 def saved_model(app) -> str:  # type: ignore[no-untyped-def]
-    chat(app).context.writer.wait_idle()
+    app.context.writer.wait_idle()
     return open_store(open_services()).bot(state(app).bot.id).config.model
 
 

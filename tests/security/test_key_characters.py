@@ -85,7 +85,7 @@ async def test_the_config_pane_refuses_it_saying_why_and_stores_nothing(field_id
         field = chat(app).query_one(f"#{field_id}", KeyField)
         await type_into(pilot, field, WITH_ZWSP)
         await settle(pilot)
-        chat(app).context.writer.wait_idle()
+        app.context.writer.wait_idle()
         warning = str(chat(app).query_one(f"#{field_id}-warning").render())
         assert "character 14 is an invisible U+200B" in warning
     assert open_key_store(app_paths()).get(entry_name("anthropic")) is None

@@ -92,7 +92,7 @@ async def test_choosing_remove_deletes_the_per_bot_key() -> None:
         await pilot.pause()
         await pilot.click("#yes")
         await settle(pilot)
-        chat(app).context.writer.wait_idle()
+        app.context.writer.wait_idle()
     assert store.bot(bot.id).kept_key_for is None
     store.update_bot(bot.id, BotConfig("Default", "groq", "llama-4"))
     assert store.bot_key(bot.id) is None

@@ -43,10 +43,10 @@ def main() -> int:
     configure_logging(None, stderr_warnings=False)
     app = build_app()
     if sys.argv[1:] == ["worker"]:
-        import byok_tui.screens.chat
+        import byok_tui.app_data
 
-        # The chat screen's own name for it (imported from chat_state).
-        setattr(byok_tui.screens.chat, "read_state", read_a_malformed_database)  # noqa: B010
+        # The data service's own name for it (imported from chat_state).
+        setattr(byok_tui.app_data, "read_state", read_a_malformed_database)  # noqa: B010
     else:
         app.__class__ = CrashingApp
     return run_until_exit(app, headless=True)

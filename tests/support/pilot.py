@@ -16,8 +16,8 @@ from textual.widgets import Input, OptionList
 from textual.worker import WorkerCancelled
 
 from byok_tui.app import ByokApp, build_app
+from byok_tui.chat_state import ChatState
 from byok_tui.screens.chat import ChatScreen
-from byok_tui.screens.chat_messages import ChatState
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage

@@ -1,9 +1,10 @@
-"""Reading the chat screen's state from the services: runs in worker threads, never on the UI.
-
-No Textual here beyond the plain data it returns.
+"""What the chat screen shows, read from the services in one go: runs in worker threads,
+never on the UI thread. Plain data; no Textual.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 
@@ -17,9 +18,34 @@ from byok_tui.keys import (
 from byok_tui.keys.overview import KeyOverview, key_overview
 from byok_tui.providers.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.screens.chat_messages import ChatState, KeyInUse
 from byok_tui.services import AppContext, default_bot, follow_first_key
-from byok_tui.storage.store import Bot, NotFoundError
+from byok_tui.storage.store import Bot, Conversation, Message, NotFoundError
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInUse:
+    """Which key the next message uses, in words (never the key), and whether there is one."""
+
+    line: str
+    found: bool
+
+
+@dataclass
+class ChatState:
+    """Everything the screen shows, read in one go by a worker."""
+
+    overview: KeyOverview
+    bots: list[Bot]
+    bot: Bot
+    conversations: list[Conversation]
+    conversation: Conversation | None
+    messages: list[Message]
+    models: list[tuple[Text, str]]
+    global_key: str
+    bot_key: str
+    key_in_use: KeyInUse
+    unsent: str  # a message sent while a conversation was opening, left by a process killed
+    moved_to: str | None  # the provider the Default bot just moved to, following a new key
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:

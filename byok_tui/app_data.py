@@ -1,0 +1,203 @@
+"""The app's one way to its data: named reads and writes of the key store and the database.
+
+Screens and widgets call these and never touch a store. Two promises are kept here, so that
+no screen has to:
+
+- Every failed write reaches the user. A write whose result nobody waits for (a key typed, a
+  config edited, a rename) reports its failure through `on_failure`, which the app shows; a
+  write whose result is needed (a new bot, a new conversation) raises, and its caller shows it.
+- What was just written is what is read. Writes run on one background thread in the order
+  given (several queued for the same thing keep only the newest: a key typed character by
+  character); every read first waits for the writes queued before it, so a key rotated and
+  sent at once is the key the request carries.
+
+Reads and the blocking writes run in the caller's thread: a worker thread, never the UI's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from byok_tui.chat_state import ChatState, KeyInUse, key_in_use, read_state
+from byok_tui.errors import ByokError
+from byok_tui.keys import entry_name
+from byok_tui.redaction import redact
+
+if TYPE_CHECKING:
+    from byok_tui.conversation import ReplyStarted
+    from byok_tui.keys.overview import KeyOverview
+    from byok_tui.providers.registry import Provider
+    from byok_tui.providers.types import ListedModel, StreamEvent
+    from byok_tui.services import AppContext
+    from byok_tui.storage.store import Bot, BotConfig, Conversation
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _said(error: Exception) -> str:
+    return error.one_line() if isinstance(error, ByokError) else redact(str(error))
+
+
+class AppData:
+    def __init__(self, context: AppContext) -> None:
+        self._context = context
+        self._writer = context.writer
+        # Set by the app to show the message; until then (and in tests) it is logged.
+        self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
+
+    # Writes whose result nobody waits for ------------------------------------------------
+
+    def _submit(self, name: str, what: str, write: Callable[[], object]) -> None:
+        def failed(error: Exception) -> None:
+            self.on_failure(f"Could not {what}: {_said(error)}")
+
+        self._writer.submit(name, write, failed)
+
+    def save_provider_key(self, provider_id: str, value: str) -> None:
+        """Save (empty: remove) a provider's global key, as it is typed."""
+        keys, entry = self._context.services.keys, entry_name(provider_id)
+        self._submit(f"key:{entry}", "save the key", lambda: keys.set(entry, value))
+
+    def save_bot_key(self, bot_id: int, value: str | None) -> None:
+        """Save (empty or None: remove) a bot's own key."""
+        db = self._context.db
+        self._submit(
+            f"bot-key:{bot_id}", "save the bot's key", lambda: db.set_bot_key(bot_id, value)
+        )
+
+    def save_bot_config(self, bot_id: int, config: BotConfig) -> None:
+        db = self._context.db
+        self._submit(f"bot:{bot_id}", "save the bot", lambda: db.update_bot(bot_id, config))
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        db = self._context.db
+        self._submit(
+            f"rename:{conversation_id}",
+            "rename the conversation",
+            lambda: db.rename_conversation(conversation_id, title),
+        )
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        db = self._context.db
+        self._submit(
+            f"delete:{conversation_id}",
+            "delete the conversation",
+            lambda: db.delete_conversation(conversation_id),
+        )
+
+    def keep_unsent(self, text: str) -> None:
+        """Keep aside a message whose conversation is still opening ("" once it is stored)."""
+        db = self._context.db
+        what = "keep the message aside" if text else "clear the message kept aside"
+        self._submit("unsent", what, lambda: db.set_unsent_message(text))
+
+    def remember_opened(self, bot_id: int, conversation_id: int | None) -> None:
+        """The bot and conversation on screen: the next start opens them again."""
+        db = self._context.db
+        self._submit(
+            "last-opened",
+            "remember the conversation opened",
+            lambda: db.set_last_opened(bot_id, conversation_id),
+        )
+
+    # Writes whose result is needed: in order with the others; a failure is raised ----------
+
+    def _run(self, name: str, write: Callable[[], T]) -> T:
+        done = threading.Event()
+        outcome: list[T] = []
+        failure: list[Exception] = []
+
+        def job() -> None:
+            try:
+                outcome.append(write())
+            except Exception as error:
+                failure.append(error)
+            finally:
+                done.set()
+
+        self._writer.submit(f"{name}:{id(done)}", job)
+        done.wait()
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    def create_bot(self, config: BotConfig) -> Bot:
+        db = self._context.db
+        return self._run("create-bot", lambda: db.create_bot(config))
+
+    def delete_bot(self, bot_id: int) -> None:
+        db = self._context.db
+        self._run("delete-bot", lambda: db.delete_bot(bot_id))
+
+    def create_conversation(self, bot_id: int, title: str) -> Conversation:
+        db = self._context.db
+        return self._run("create-conversation", lambda: db.create_conversation(bot_id, title))
+
+    # Reads: each after the writes queued before it -----------------------------------------
+
+    def _settled(self) -> None:
+        self._writer.wait_idle()
+
+    def chat_state(
+        self,
+        bot_id: int | None = None,
+        conversation_id: int | None = None,
+        overview: KeyOverview | None = None,
+    ) -> ChatState:
+        self._settled()
+        return read_state(self._context, bot_id, conversation_id, overview)
+
+    def key_in_use(self, bot_id: int) -> KeyInUse:
+        """Which key the next message of this bot uses, in words."""
+        self._settled()
+        try:
+            return key_in_use(self._context, self._context.db.bot(bot_id))
+        except ByokError as error:
+            return KeyInUse(error.one_line(), found=False)
+
+    def bot(self, bot_id: int) -> Bot:
+        self._settled()
+        return self._context.db.bot(bot_id)
+
+    def stored_keys(self, providers: list[Provider]) -> dict[str, str]:
+        """Each provider's stored global key by provider id ("" when none)."""
+        self._settled()
+        stored = self._context.services.keys.get_many(entry_name(p.id) for p in providers)
+        return {p.id: stored.get(entry_name(p.id), "") for p in providers}
+
+    async def list_models(self, provider: Provider) -> list[ListedModel]:
+        """Ask the provider for its models (with the key just typed) and cache them."""
+        from byok_tui.providers.model_cache import refresh_models
+
+        await asyncio.to_thread(self._settled)
+        return await refresh_models(self._context.client, self._context.models, provider)
+
+    def base_url(self, provider: Provider) -> str:
+        return self._context.client.base_url(provider)
+
+    def notices(self) -> list[str]:
+        """What opening the data folder found worth saying (permissions tightened)."""
+        return list(self._context.db.notices)
+
+    # Sending ----------------------------------------------------------------------------
+
+    def send(
+        self,
+        bot: Bot,
+        conversation: Conversation,
+        text: str | None,
+        *,
+        on_sent: Callable[[], None] | None = None,
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent, None]:
+        """Store `text` and stream the reply (see ConversationService.send). Call it with a
+        bot read by `bot()`, which waited for the writes before it."""
+        return self._context.conversations.send(bot, conversation, text, on_sent=on_sent)
+
+    def close(self) -> None:
+        """Wait for every write queued (every key typed is saved before the app goes)."""
+        self._writer.shutdown()
