@@ -27,9 +27,10 @@ from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_binding
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
-from byok_tui.keys.overview import KeyOverview, key_overview
+from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths, ensure_private_dir
 from byok_tui.providers.registry import providers
+from byok_tui.records import KeyOverview
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import Services, open_services
 

@@ -29,11 +29,10 @@ from byok_tui.redaction import redact
 
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyStarted
-    from byok_tui.keys.overview import KeyOverview
     from byok_tui.providers.registry import Provider
     from byok_tui.providers.types import ListedModel, StreamEvent
+    from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview
     from byok_tui.services import AppContext
-    from byok_tui.storage.store import Bot, BotConfig, Conversation
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -15,11 +15,12 @@ from byok_tui.keys import (
     entry_name,
     resolve_key,
 )
-from byok_tui.keys.overview import KeyOverview, key_overview
+from byok_tui.keys.overview import key_overview
 from byok_tui.providers.registry import get_provider, providers
+from byok_tui.records import Bot, Conversation, KeyOverview, Message
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
-from byok_tui.storage.store import Bot, Conversation, Message, NotFoundError
+from byok_tui.storage.store import NotFoundError
 
 
 @dataclass(frozen=True, slots=True)

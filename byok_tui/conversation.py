@@ -28,8 +28,9 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
+from byok_tui.records import Bot, BotConfig, Conversation, Message
 from byok_tui.redaction import redact_keys
-from byok_tui.storage.store import Bot, BotConfig, Conversation, Message, Store
+from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
 TITLE_LENGTH = 60

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from byok_tui.providers.client import ProviderClient
     from byok_tui.providers.model_cache import ModelCache
     from byok_tui.providers.registry import Provider
-    from byok_tui.storage.store import Bot, Store
+    from byok_tui.records import Bot
+    from byok_tui.storage.store import Store
 
 
 @dataclass(frozen=True, slots=True)

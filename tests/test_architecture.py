@@ -74,3 +74,29 @@ def test_widgets_never_import_screens() -> None:
         if re.search(r"^\s*(from|import) byok_tui\.screens\b", path.read_text(), re.MULTILINE)
     ]
     assert importing == []
+
+
+def test_screens_and_widgets_reach_no_store() -> None:
+    """The UI talks to the data service (app_data) only: no screen or widget imports the
+    database, the key store or the services that open them."""
+    lower = re.compile(r"^\s*(from|import) byok_tui\.(storage|keys|services)\b", re.MULTILINE)
+    importing = [
+        f"{path.parent.name}/{path.name}"
+        for folder in ("screens", "widgets")
+        for path in (PACKAGE / folder).glob("*.py")
+        if lower.search(path.read_text())
+    ]
+    assert importing == []
+
+
+def test_the_records_are_a_leaf() -> None:
+    """Bots, conversations, messages and key states are plain data every layer may read: the
+    module imports no other part of byok-tui when it runs."""
+    code = (
+        "import json, sys; import byok_tui.records; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('byok_tui.'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert json.loads(result.stdout) == ["byok_tui.records"]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from byok_tui.keys import KeySource, NoApiKeyError, entry_name, open_key_store, resolve_key
+from byok_tui.keys import NoApiKeyError, entry_name, open_key_store, resolve_key
 from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import get_provider, key_providers
+from byok_tui.records import KeySource
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 
 OPENAI = get_provider("openai")

@@ -156,8 +156,8 @@ def _client(services: Services, timeout: float | None) -> Any:
 
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.conversation import title_for
+    from byok_tui.records import BotConfig
     from byok_tui.services import default_bot, open_store, remember_every_key
-    from byok_tui.storage.store import BotConfig
 
     services = open_services()
     store = open_store(services)

@@ -10,6 +10,7 @@ from typing import Any
 
 from byok_tui.errors import ByokError
 from byok_tui.keys import normalize_key
+from byok_tui.records import BotConfig
 from byok_tui.services import (
     Services,
     default_bot,
@@ -18,7 +19,7 @@ from byok_tui.services import (
     open_store,
     remember_every_key,
 )
-from byok_tui.storage.store import BotConfig, Store
+from byok_tui.storage.store import Store
 
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 

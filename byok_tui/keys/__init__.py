@@ -13,7 +13,6 @@ from byok_tui.keys.base import (
     normalize_key,
 )
 from byok_tui.keys.resolve import (
-    KeySource,
     KeySpec,
     NoApiKeyError,
     ResolvedKey,
@@ -21,6 +20,7 @@ from byok_tui.keys.resolve import (
     resolve_key,
 )
 from byok_tui.keys.select import KEYSTORE_ENV, key_file_chosen, open_key_store
+from byok_tui.records import KeySource  # where a key came from: plain data, in the records
 
 __all__ = [
     "KEYSTORE_ENV",

@@ -6,11 +6,9 @@ Reads the store once for all providers (the seed reads every key synchronously a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from byok_tui.keys.base import KeyStore, KeyStoreError, entry_name, mask_key
 from byok_tui.keys.resolve import (
-    KeySource,
     KeySpec,
     NoApiKeyError,
     ResolvedKey,
@@ -18,37 +16,7 @@ from byok_tui.keys.resolve import (
     remember_environment_keys,
     resolve_key,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class KeyStatus:
-    provider_id: str
-    display_name: str
-    entry: str | None  # None for a local runtime, which has no entry
-    stored: bool
-    source: KeySource | None  # what a call would use now; None when there is no key
-    origin: str
-    masked: str  # "" when there is no key
-    unusable: str | None = None  # why the key found cannot be sent (a character no key has)
-
-    def describe(self) -> str:
-        if self.unusable is not None:
-            return "invalid key (paste it again)"
-        if self.source is None:
-            return "no key"
-        if self.source is KeySource.LOCAL_RUNTIME:
-            return "local runtime, no key"
-        if self.source is KeySource.ENVIRONMENT:
-            return f"environment ({self.origin})"
-        return "global key"
-
-
-@dataclass(frozen=True, slots=True)
-class KeyOverview:
-    statuses: tuple[KeyStatus, ...]
-    location: str
-    error: KeyStoreError | None  # set when the stored keys could not be read
-    notices: tuple[str, ...]
+from byok_tui.records import KeyOverview, KeySource, KeyStatus
 
 
 class _Snapshot(KeyStore):

@@ -11,12 +11,12 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Protocol
 
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind
 from byok_tui.key_text import first_bad_character
 from byok_tui.keys.base import KeyStore, entry_name, mask_key, normalize_key
+from byok_tui.records import KeySource
 from byok_tui.redaction import remember_secret
 
 log = logging.getLogger(__name__)
@@ -33,13 +33,6 @@ class KeySpec(Protocol):
     def env_vars(self) -> tuple[str, ...]: ...
     @property
     def needs_key(self) -> bool: ...
-
-
-class KeySource(StrEnum):
-    PER_BOT = "per-bot"
-    GLOBAL = "global"
-    ENVIRONMENT = "environment"
-    LOCAL_RUNTIME = "local runtime"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from byok_tui.app_data import AppData
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.keys.overview import KeyOverview
 from byok_tui.providers.registry import get_provider
+from byok_tui.records import BotConfig, Conversation, KeyOverview
 from byok_tui.redaction import redact_keys
 from byok_tui.screens.chat_messages import (
     BotCreated,
@@ -37,7 +37,6 @@ from byok_tui.screens.chat_messages import (
 from byok_tui.screens.chat_send import ChatSending
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.screens.side_panes import SidePanes
-from byok_tui.storage.store import BotConfig, Conversation
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.markdown_text import warm_up

@@ -7,8 +7,8 @@ from textual.message import Message
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
 from byok_tui.providers.types import StreamEvent
+from byok_tui.records import Conversation
 from byok_tui.redaction import StreamRedactor
-from byok_tui.storage.store import Conversation
 
 
 class StateLoaded(Message):

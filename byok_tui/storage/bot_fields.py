@@ -12,8 +12,8 @@ from typing import Any
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.providers.registry import UnknownProviderError, get_provider
+from byok_tui.records import BotConfig
 from byok_tui.sanitize import has_terminal_controls
-from byok_tui.storage.store import BotConfig
 
 NAME_MAX = 100
 MODEL_MAX = 200

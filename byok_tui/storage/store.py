@@ -13,80 +13,23 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import check_key
+from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
 
-# A reply is 'partial' from its first byte until it completes, so that a process killed
-# mid-stream leaves it marked partial with no recovery step.
-MessageStatus = Literal["complete", "partial", "error"]
 DEFAULT_BOT_NAME = "Default"
 # A message the user sent while its conversation was still opening, kept here until it is
 # stored in that conversation, so that a kill meanwhile loses nothing.
 UNSENT_MESSAGE_SETTING = "unsent-message"
 # The bot and conversation last opened, which the next start opens again.
 LAST_OPENED_SETTING = "last-opened"
-
-
-@dataclass(frozen=True, slots=True)
-class BotConfig:
-    """A bot's shareable configuration: everything but the per-bot key. The fields are in the
-    order of the bots table's columns: the store writes them as `astuple(config)`."""
-
-    name: str
-    provider: str
-    model: str
-    system_prompt: str = ""
-    temperature: float | None = None
-    max_tokens: int = 4096
-
-
-@dataclass(frozen=True, slots=True)
-class Bot:
-    id: int
-    uuid: str
-    config: BotConfig
-    has_key: bool  # a per-bot key for the provider the bot uses now
-    kept_key_for: str | None = None  # the provider a per-bot key was set under, if any
-
-    @property
-    def name(self) -> str:
-        return self.config.name
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    id: int
-    uuid: str
-    bot_id: int
-    title: str
-    created: float
-    updated: float
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    id: int
-    uuid: str
-    conversation_id: int
-    role: Literal["user", "assistant"]
-    content: str
-    reasoning: str
-    provider: str | None
-    model: str | None
-    key_source: str | None
-    status: MessageStatus
-    error_kind: str | None
-    error_message: str | None
-    input_tokens: int | None
-    output_tokens: int | None
-    created: float
 
 
 class StorageError(ByokError):

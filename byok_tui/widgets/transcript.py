@@ -18,8 +18,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
+from byok_tui.records import Message as StoredMessage
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.storage.store import Message as StoredMessage
 from byok_tui.widgets.layout import virtual_size_set_by_layout
 from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 

@@ -164,8 +164,8 @@ async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_add
 
 
 async def test_a_restart_reopens_the_bot_and_conversation_last_used() -> None:
+    from byok_tui.records import BotConfig
     from byok_tui.services import open_services, open_store
-    from byok_tui.storage.store import BotConfig
     from tests.support.pilot import choose, state, user_messages
 
     store = open_store(open_services())

@@ -14,10 +14,10 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.providers.errors import SettingOutOfRangeError
 from byok_tui.providers.registry import get_provider, providers
+from byok_tui.records import BotConfig
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.bot_fields import BotInputError, check_bot_fields
 from byok_tui.storage.share import encode_bot_link
-from byok_tui.storage.store import BotConfig
 from tests.providers.conftest import base_for, chat, client_for, collect
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from byok_tui.paths import app_paths
+from byok_tui.records import BotConfig
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.share import encode_bot_link
-from byok_tui.storage.store import BotConfig
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for

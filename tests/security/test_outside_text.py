@@ -13,11 +13,11 @@ from textual.widgets import OptionList, Select
 
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
+from byok_tui.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.settings import SettingsScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.share import encode_bot_link
-from byok_tui.storage.store import BotConfig
 from byok_tui.widgets.transcript import ReplyView, Transcript
 from tests.support.cli import run_cli
 from tests.support.pilot import chat, make_app, send, settle, wait_for

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.keys import KeySource, entry_name, open_key_store, resolve_key
+from byok_tui.keys import entry_name, open_key_store, resolve_key
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import get_provider
+from byok_tui.records import BotConfig, KeySource
 from byok_tui.storage.db import APPLICATION_ID, SCHEMA_VERSION, DatabaseError
-from byok_tui.storage.store import BotConfig, Store
+from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 
 
@@ -78,7 +79,8 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from byok_tui.storage.store import BotConfig, Store
+    from byok_tui.records import BotConfig
+    from byok_tui.storage.store import Store
     store = Store(Path(sys.argv[1]))
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "from " + sys.argv[2])

@@ -8,8 +8,9 @@ import pytest
 
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
+from byok_tui.records import BotConfig
 from byok_tui.storage.bot_fields import BotInputError
-from byok_tui.storage.store import BotConfig, Store
+from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import EXPORT_VERSION, ExportFormatError, export_all, import_all
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY

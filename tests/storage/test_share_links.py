@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from byok_tui.paths import app_paths
 from byok_tui.providers.registry import Provider, providers
+from byok_tui.records import BotConfig
 from byok_tui.sanitize import has_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link
-from byok_tui.storage.store import BotConfig, Store
+from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 

@@ -1,0 +1,113 @@
+"""The records byok-tui keeps and shows: bots, conversations, messages, and the state of each
+provider's key, as plain data.
+
+A leaf every layer may read (the database fills them, screens show them); nothing here does
+I/O or imports another part of byok-tui (but for type names). A `Bot` carries whether it has a
+key of its own, never the key; a `KeyStatus` the key masked, never whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from byok_tui.errors import ByokError
+
+# A reply is 'partial' from its first byte until it completes, so that a process killed
+# mid-stream leaves it marked partial with no recovery step.
+MessageStatus = Literal["complete", "partial", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    """A bot's shareable configuration: everything but the per-bot key. The fields are in the
+    order of the bots table's columns: the store writes them as `astuple(config)`."""
+
+    name: str
+    provider: str
+    model: str
+    system_prompt: str = ""
+    temperature: float | None = None
+    max_tokens: int = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    id: int
+    uuid: str
+    config: BotConfig
+    has_key: bool  # a per-bot key for the provider the bot uses now
+    kept_key_for: str | None = None  # the provider a per-bot key was set under, if any
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: int
+    uuid: str
+    bot_id: int
+    title: str
+    created: float
+    updated: float
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    id: int
+    uuid: str
+    conversation_id: int
+    role: Literal["user", "assistant"]
+    content: str
+    reasoning: str
+    provider: str | None
+    model: str | None
+    key_source: str | None
+    status: MessageStatus
+    error_kind: str | None
+    error_message: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    created: float
+
+
+class KeySource(StrEnum):
+    PER_BOT = "per-bot"
+    GLOBAL = "global"
+    ENVIRONMENT = "environment"
+    LOCAL_RUNTIME = "local runtime"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyStatus:
+    provider_id: str
+    display_name: str
+    entry: str | None  # None for a local runtime, which has no entry
+    stored: bool
+    source: KeySource | None  # what a call would use now; None when there is no key
+    origin: str
+    masked: str  # "" when there is no key
+    unusable: str | None = None  # why the key found cannot be sent (a character no key has)
+
+    def describe(self) -> str:
+        if self.unusable is not None:
+            return "invalid key (paste it again)"
+        if self.source is None:
+            return "no key"
+        if self.source is KeySource.LOCAL_RUNTIME:
+            return "local runtime, no key"
+        if self.source is KeySource.ENVIRONMENT:
+            return f"environment ({self.origin})"
+        return "global key"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyOverview:
+    statuses: tuple[KeyStatus, ...]
+    location: str
+    error: ByokError | None  # set when the stored keys could not be read
+    notices: tuple[str, ...]
