@@ -107,7 +107,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
     import httpx
     from textual.screen import Screen
 
-    from byok_tui.screens.chat import ChatScreen
+    from byok_tui.screens.chat_column import ChatColumn
     from byok_tui.widgets.composer import Composer
     from byok_tui.widgets.transcript import ReplyView, Transcript
 
@@ -149,10 +149,10 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
                 painted.append(time.perf_counter())
 
         ended: list[float] = []
-        original_end = ChatScreen.on_reply_ended
+        original_end = ChatColumn.on_reply_ended
 
-        async def timed_end(self: ChatScreen, message: object) -> None:
-            await original_end(self, message)  # type: ignore[arg-type]
+        def timed_end(self: ChatColumn, message: object) -> None:
+            original_end(self, message)  # type: ignore[arg-type]
             ended.append(time.perf_counter())
 
         def painted_after(moment: float) -> float | None:
@@ -160,7 +160,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
 
         ReplyView._flush = timed_flush  # type: ignore[method-assign]
         Screen._compositor_refresh = timed_paint  # type: ignore[method-assign]
-        ChatScreen.on_reply_ended = timed_end  # type: ignore[method-assign]
+        ChatColumn.on_reply_ended = timed_end  # type: ignore[method-assign]
         firsts: list[float] = []
         lasts: list[float] = []
         stalls: list[float] = []
@@ -201,7 +201,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
         finally:
             ReplyView._flush = original_flush  # type: ignore[method-assign]
             Screen._compositor_refresh = original_paint  # type: ignore[method-assign]
-            ChatScreen.on_reply_ended = original_end  # type: ignore[method-assign]
+            ChatColumn.on_reply_ended = original_end  # type: ignore[method-assign]
     first, last = statistics.median(firsts), statistics.median(lasts)
     stall, total = statistics.median(stalls), statistics.median(totals)
     baseline = statistics.median(baselines)
@@ -257,6 +257,7 @@ async def bench_history(work: Path, quick: bool) -> tuple[Result, float]:
 
 
 async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
+    from byok_tui.screens.chat_column import ChatColumn
     from byok_tui.widgets.key_field import KeyField
 
     env = make_home(work / "send", 1, 2)
@@ -272,6 +273,7 @@ async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
                 await workers_done(app)
                 await pilot.pause()
                 composer = screen.query_one("#composer")
+                column = screen.query_one(ChatColumn)
 
                 async def send_and_wait(text: str) -> float:
                     """Type `text`, press Enter; when Enter was pressed."""
@@ -280,7 +282,7 @@ async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
                     await pilot.pause()
                     pressed = time.perf_counter()
                     await pilot.press("enter")
-                    while len(server.last_byte) == count or screen._busy:  # type: ignore[attr-defined]
+                    while len(server.last_byte) == count or column.busy:
                         await asyncio.sleep(0.002)
                     return pressed
 

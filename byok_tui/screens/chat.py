@@ -1,10 +1,11 @@
-"""The chat screen: provider sidebar, transcript and composer, per-bot config pane.
+"""The chat screen: provider sidebar, conversation column, per-bot config pane.
 
-Workers call the services and post typed messages (screens/chat_messages.py); handlers here
-touch widgets. Sending a message and streaming its reply is `ChatSending`
-(screens/chat_send.py), which this screen extends with the sidebar, the config pane, opening
-bots and conversations (only the newest read is shown), and the bot and conversation actions
-(new, rename, delete). Which side panes show, and where, is `SidePanes` (side_panes.py).
+The screen composes them and routes messages between them. It opens bots and conversations
+(only the newest read is shown), saves what the panes edit, and runs the bot and
+conversation actions (new, rename, delete). Sending and the reply in progress belong to the
+conversation column (screens/chat_column.py); which side panes show, and where, to
+`SidePanes` (side_panes.py). Workers call the data service and post typed messages
+(screens/chat_messages.py); only the handlers touch widgets.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from dataclasses import replace
 
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.events import Key, Resize
-from textual.widgets import Button, Footer, Header, Input, Static, TextArea
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, TextArea
 
 from byok_tui.app_data import AppData
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
@@ -26,6 +28,7 @@ from byok_tui.errors import ByokError
 from byok_tui.providers.registry import get_provider
 from byok_tui.records import BotConfig, Conversation, KeyOverview
 from byok_tui.redaction import redact_keys
+from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.screens.chat_messages import (
     BotCreated,
     BotDeleted,
@@ -34,7 +37,6 @@ from byok_tui.screens.chat_messages import (
     StateLoaded,
     StateLoadFailed,
 )
-from byok_tui.screens.chat_send import ChatSending
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.screens.side_panes import SidePanes
 from byok_tui.widgets.composer import Composer
@@ -44,12 +46,14 @@ from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
 
 
-class ChatScreen(ChatSending):
+class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = textual_bindings(CHAT_KEYS)  # type: ignore[assignment]
 
     def __init__(self, data: AppData, overview: KeyOverview | None = None, typed: str = "") -> None:
-        super().__init__(data)
+        super().__init__()
+        self.data = data
+        self.state: ChatState | None = None
         self._first_overview = overview
         self._typed_while_starting = typed
         self.local_running: bool | None = None
@@ -67,10 +71,7 @@ class ChatScreen(ChatSending):
         yield Header()
         with Horizontal(id="body"):
             yield Sidebar(id="sidebar")
-            with Vertical(id="centre"):
-                yield Transcript(id="transcript")
-                yield Static(id="activity")
-                yield Composer()
+            yield ChatColumn(self.data, id="centre")
             # The config pane (selects, text area, inputs) is mounted just after this screen's
             # first frame, so that the transcript and composer show sooner.
         yield Footer()
@@ -84,7 +85,6 @@ class ChatScreen(ChatSending):
         # At once, not after the messages already queued (composer.focus() would be): keys
         # pressed while the app was starting are queued, and must reach the composer.
         self.set_focus(composer)
-        self.set_interval(0.5, self._tick_activity)
         self._reload(overview=self._first_overview)  # the keys were read a moment ago
         self._check_local_runtime()
         for notice in self.data.notices():  # e.g. the data folder's permissions tightened
@@ -124,7 +124,7 @@ class ChatScreen(ChatSending):
     def _reload(self, overview: KeyOverview | None = None) -> None:
         """Read again what is shown, or being opened: keys, bots, the bot's config."""
         self._load_generation += 1
-        self._ready.clear()  # a message sent meanwhile waits for this read
+        self._column.opening()  # a message sent meanwhile waits for this read
         if not self._transcript_due and self.state is not None:  # what is on screen
             conversation = self.state.conversation
             self._wanted = (self.state.bot.id, conversation.id if conversation else 0)
@@ -167,7 +167,7 @@ class ChatScreen(ChatSending):
 
     def on_state_load_failed(self, message: StateLoadFailed) -> None:
         if message.generation == self._load_generation:
-            self._ready.set()  # a message waiting to be sent is told why it cannot be
+            self._column.open_failed()  # a message waiting is told why it cannot be sent
         self.notify(message.error.one_line(), severity="error", timeout=15)
 
     def on_state_loaded(self, message: StateLoaded) -> None:
@@ -180,10 +180,8 @@ class ChatScreen(ChatSending):
         sidebar.show_conversations(
             state.conversations, state.conversation.id if state.conversation else None
         )
-        transcript = self.query_one(Transcript)
-        transcript.set_empty_hint(self._empty_hint(state.key_in_use))
+        self.query_one(Transcript).set_empty_hint(self._empty_hint(state.key_in_use))
         if message.transcript:
-            transcript.show_messages(state.messages)
             self._transcript_due = False
         pane = self._config_pane()
         if pane is not None:  # else it is filled from self.state when it mounts
@@ -194,11 +192,11 @@ class ChatScreen(ChatSending):
         if state.moved_to is not None:
             provider = get_provider(state.moved_to).display_name
             self.notify(f"The Default bot now uses {provider}, the provider of the key you added.")
-        if state.unsent and not self._unsent_saved:
-            self._give_back_unsent(state.unsent)
+        if state.unsent and self._column.give_back_unsent(state.unsent):
+            self.notify("A message that was not sent before byok-tui closed is back below.")
         self._remember_opened()
-        self._ready.set()
-        self._echo()  # a message sent while this conversation opened, under its history
+        messages = state.messages if message.transcript else None
+        self._column.opened(state.bot.id, state.conversation, messages)
 
     def _empty_hint(self, key: KeyInUse) -> str:
         if key.found or self.state is None:
@@ -217,13 +215,6 @@ class ChatScreen(ChatSending):
         if opened != self._last_opened:
             self._last_opened = opened
             self.data.remember_opened(*opened)
-
-    def _give_back_unsent(self, text: str) -> None:
-        """A message a killed process left unsent goes back to the composer, once."""
-        composer = self.query_one(Composer)
-        composer.text = text + (f"\n{composer.text}" if composer.text else "")
-        self._forget_unsent()
-        self.notify("A message that was not sent before byok-tui closed is back below.")
 
     def on_local_runtime_checked(self, message: LocalRuntimeChecked) -> None:
         self.local_running = message.running
@@ -318,7 +309,7 @@ class ChatScreen(ChatSending):
         if self.state is None:
             return
         bot = next((b for b in self.state.bots if b.id == bot_id), self.state.bot)
-        if self._busy and bot.id == self.state.bot.id:
+        if self._column.busy and bot.id == self.state.bot.id:
             self.notify("A reply is on its way: stop it (Escape) before deleting its bot.")
             return
 
@@ -416,7 +407,19 @@ class ChatScreen(ChatSending):
         self.data.save_bot_key(self.state.bot.id, message.value)
         self._refresh_key_in_use()
 
-    def _after_reply(self) -> None:
+    @property
+    def _column(self) -> ChatColumn:
+        return self.query_one(ChatColumn)
+
+    def on_chat_column_conversation_started(self, message: ChatColumn.ConversationStarted) -> None:
+        if self.state is not None:
+            self.state.conversation = message.conversation
+            self.state.conversations.insert(0, message.conversation)
+            self.query_one(Sidebar).show_conversations(
+                self.state.conversations, message.conversation.id
+            )
+
+    def on_chat_column_reply_finished(self, _message: ChatColumn.ReplyFinished) -> None:
         self._refresh_key_in_use()  # the key may have been changed while the reply streamed
         self._remember_opened()  # a conversation the reply's message started
 
@@ -441,10 +444,10 @@ class ChatScreen(ChatSending):
     # Actions -------------------------------------------------------------------------------
 
     def action_new_conversation(self) -> None:
-        if self.state is None or self._busy:
+        if self.state is None or self._column.busy:
             return
         self.state.conversation = None
-        self.query_one(Transcript).show_messages([])
+        self._column.new_conversation()
         self.query_one(Sidebar).show_conversations(self.state.conversations, None)
         self.query_one(Composer).focus()
 
@@ -527,7 +530,8 @@ class ChatScreen(ChatSending):
         self._ask_to_delete_conversation(self.state.conversation)
 
     def _ask_to_delete_conversation(self, conversation: Conversation) -> None:
-        if self._busy and self.state is not None and self.state.conversation == conversation:
+        column = self._column
+        if column.busy and self.state is not None and self.state.conversation == conversation:
             self.notify("A reply is on its way: stop it (Escape) before deleting the chat.")
             return
 
@@ -547,3 +551,9 @@ class ChatScreen(ChatSending):
     def refresh_keys(self) -> None:
         """Called when Settings closes: keys may have changed there."""
         self._reload()
+
+    def action_stop_reply(self) -> None:
+        self._column.stop()
+
+    def action_retry(self) -> None:
+        self._column.retry()

@@ -2,59 +2,50 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.message import Message
 
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
 from byok_tui.providers.types import StreamEvent
-from byok_tui.records import Conversation
 from byok_tui.redaction import StreamRedactor
 
 
+@dataclass
 class StateLoaded(Message):
-    def __init__(self, state: ChatState, *, transcript: bool, generation: int) -> None:
-        super().__init__()
-        self.state = state
-        self.transcript = transcript
-        self.generation = generation  # which read this is: only the newest is shown
+    """A read of what the screen shows (ChatState) is done."""
+
+    state: ChatState
+    transcript: bool  # the conversation was opened: the transcript shows its messages
+    generation: int  # which read this is: only the newest is shown
 
 
+@dataclass
 class StateLoadFailed(Message):
-    def __init__(self, error: ByokError, *, generation: int) -> None:
-        super().__init__()
-        self.error = error
-        self.generation = generation
+    error: ByokError
+    generation: int
 
 
+@dataclass
 class LocalRuntimeChecked(Message):
-    def __init__(self, running: bool) -> None:
-        super().__init__()
-        self.running = running
+    running: bool
 
 
+@dataclass
 class KeyInUseFound(Message):
-    def __init__(self, key: KeyInUse) -> None:
-        super().__init__()
-        self.key = key
+    key: KeyInUse
 
 
+@dataclass
 class BotCreated(Message):
-    def __init__(self, bot_id: int) -> None:
-        super().__init__()
-        self.bot_id = bot_id
+    bot_id: int
 
 
+@dataclass
 class BotDeleted(Message):
-    def __init__(self, bot_id: int, name: str) -> None:
-        super().__init__()
-        self.bot_id = bot_id
-        self.name = name
-
-
-class ConversationStarted(Message):
-    def __init__(self, conversation: Conversation) -> None:
-        super().__init__()
-        self.conversation = conversation
+    bot_id: int
+    name: str
 
 
 class ReplyText:
@@ -86,32 +77,33 @@ class ReplyText:
         return text, reasoning
 
 
-class ReplyTextReady(Message):
-    pass
+# What the send worker hands to the conversation column: handled there, not bubbled up.
 
 
-class ReplyEvent(Message):
-    def __init__(self, event: StreamEvent) -> None:
-        super().__init__()
-        self.event = event
+class ReplyTextReady(Message, bubble=False):
+    """Text arrived (ReplyText holds it): one message per batch, however fast it comes."""
 
 
-class ReplyOpened(Message):
-    def __init__(self, meta: str) -> None:
-        super().__init__()
-        self.meta = meta
+@dataclass
+class ReplyEvent(Message, bubble=False):
+    event: StreamEvent
 
 
-class ReplyFailed(Message):
-    def __init__(self, error: ByokError, unsent: str | None = None) -> None:
-        super().__init__()
-        self.error = error
-        self.unsent = unsent  # the user's text, when even saving it failed
+@dataclass
+class ReplyOpened(Message, bubble=False):
+    """The request is on the wire: the reply is shown, under this meta line."""
+
+    meta: str
 
 
-class ReplyEnded(Message):
-    """The reply finished, failed or was stopped: the screen is ready for the next message."""
+@dataclass
+class ReplyFailed(Message, bubble=False):
+    error: ByokError
+    unsent: str | None = None  # the user's text, when even saving it failed
 
-    def __init__(self, stopped: bool = False) -> None:
-        super().__init__()
-        self.stopped = stopped
+
+@dataclass
+class ReplyEnded(Message, bubble=False):
+    """The reply finished, failed or was stopped: ready for the next message."""
+
+    stopped: bool = False

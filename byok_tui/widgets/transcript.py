@@ -125,6 +125,10 @@ class ReplyView(Vertical, can_focus=True):
             MarkdownText(self.reasoning, classes="reasoning"), title="Reasoning", collapsed=True
         )
 
+    def mark_stopped(self) -> None:
+        """The user stopped it: what arrived is kept, and the meta line says so."""
+        self.set_meta(f"{self._meta} · stopped, partial reply kept", partial=True)
+
     def set_meta(self, meta: str, *, partial: bool = False) -> None:
         self._meta = meta
         self.query_one(".meta", Static).update(Text(meta))

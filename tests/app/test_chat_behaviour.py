@@ -18,7 +18,16 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.markdown_text import MarkdownText
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
-from tests.support.pilot import chat, make_app, replies, send, settle, type_into, wait_for
+from tests.support.pilot import (
+    chat,
+    make_app,
+    replies,
+    replying,
+    send,
+    settle,
+    type_into,
+    wait_for,
+)
 from tests.support.provider_server import Reply, provider_server, sse
 
 KEY = "sk-proj-" + "K" * 60
@@ -54,7 +63,7 @@ async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
             await wait_for(pilot, lambda: replies(app)[:1] != [] and "answ" in replies(app)[0])
             assert "Reply on its way" in str(app.screen.query_one("#activity").render())
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not chat(app)._busy)
+            await wait_for(pilot, lambda: not replying(app))
             assert replies(app) == ["Partial answer"]
             view = app.screen.query_one(Transcript).query(ReplyView).last()
             assert "stopped, partial reply kept" in view._meta
@@ -79,7 +88,7 @@ async def test_replies_render_as_markdown_with_code_blocks() -> None:
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "markdown please")
-            await wait_for(pilot, lambda: not chat(app)._busy and len(replies(app)) == 1)
+            await wait_for(pilot, lambda: not replying(app) and len(replies(app)) == 1)
             await pilot.pause(0.2)
             lines = [
                 strip
@@ -120,7 +129,7 @@ async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard(
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "hi")
-            await wait_for(pilot, lambda: replies(app) == ["copy me"] and not chat(app)._busy)
+            await wait_for(pilot, lambda: replies(app) == ["copy me"] and not replying(app))
             await pilot.press("ctrl+t")
             assert app.clipboard == "copy me"
             app.screen.query_one(UserMessage).focus()
@@ -136,7 +145,7 @@ async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() ->
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "first")
-            await wait_for(pilot, lambda: chat(app)._busy)
+            await wait_for(pilot, lambda: replying(app))
             await send(pilot, "second, typed too early")
             assert app.screen.query_one(Composer).text == "second, typed too early"
             await pilot.press("escape")
@@ -232,7 +241,7 @@ async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> Non
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "think first")
-            await wait_for(pilot, lambda: not chat(app)._busy and replies(app) == ["The answer."])
+            await wait_for(pilot, lambda: not replying(app) and replies(app) == ["The answer."])
             view = app.screen.query_one(ReplyView)
             folded = view.query_one(Collapsible)
             assert folded.collapsed and folded.title == "Reasoning"
@@ -248,7 +257,7 @@ async def test_a_message_whose_request_cannot_be_sent_is_shown_before_its_error(
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "anyone?")
-        await wait_for(pilot, lambda: not chat(app)._busy and bool(app.screen.query(ErrorBlock)))
+        await wait_for(pilot, lambda: not replying(app) and bool(app.screen.query(ErrorBlock)))
         shown = [type(child).__name__ for child in app.screen.query_one(Transcript).children]
         assert shown[-2:] == ["UserMessage", "ErrorBlock"]
         assert [m.message_text for m in app.screen.query(UserMessage)] == ["anyone?"]

@@ -3,11 +3,10 @@ panes, no label is cut, and the line that says which key answers stays in view."
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from textual.widgets import Input, Label, Static
 
+from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.transcript import Transcript
@@ -75,12 +74,11 @@ async def test_at_120_by_40_the_activity_line_is_never_cut() -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        screen = chat(app)
-        activity = screen.query_one("#activity", Static)
-        now = time.monotonic()
-        for retry_at, wait_until in ((now + 88, 0.0), (0.0, now + 58)):
-            screen._retry_at, screen._wait_until = retry_at, wait_until
-            screen._tick_activity()
+        activity = chat(app).query_one(ActivityLine)
+        for show in (activity.show_retry_countdown, activity.show_rate_wait):
+            show(88)
             text = str(activity.render())
             assert text and len(text) <= activity.content_region.width, f"cut: {text!r}"
-        screen._retry_at = screen._wait_until = 0.0
+        activity.show_working("Opening the conversation", 3)
+        text = str(activity.render())
+        assert len(text) <= activity.content_region.width, f"cut: {text!r}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
+from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
 
 
 async def main() -> None:
@@ -33,7 +33,7 @@ async def main() -> None:
             expected = len(replies(app)) + 1
 
             def reply_ended(expected: int = expected) -> bool:
-                return len(replies(app)) == expected and not chat(app)._busy
+                return len(replies(app)) == expected and not replying(app)
 
             await send(pilot, text)
             try:

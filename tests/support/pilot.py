@@ -18,6 +18,7 @@ from textual.worker import WorkerCancelled
 from byok_tui.app import ByokApp, build_app
 from byok_tui.chat_state import ChatState
 from byok_tui.screens.chat import ChatScreen
+from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
@@ -114,3 +115,8 @@ async def wheel(pilot: Pilot[None], widget: Widget, *, up: bool = True) -> None:
     pilot.app.mouse_position = Offset(x, y)
     pilot.app.screen._forward_event(notch)
     await pilot.pause()
+
+
+def replying(app: ByokApp) -> bool:
+    """A reply is on its way (or its message waits for the conversation to open)."""
+    return chat(app).query_one(ChatColumn).busy

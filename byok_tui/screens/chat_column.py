@@ -1,10 +1,15 @@
-"""The chat screen's send path, from Enter to the last word of the reply.
+"""The conversation column: transcript, activity line and composer, and everything from Enter
+to the last word of the reply.
 
-The send worker calls the conversation service and hands what arrives to the screen through
-typed messages (screens/chat_messages.py); the handlers here touch the transcript. Nothing the
-user typed is lost: a message typed while a reply is streaming goes back into the composer, and
-one that could not be saved goes back where it was typed. `ChatScreen` (screens/chat.py) adds
-the sidebar, the config pane and the conversation actions.
+A component of the chat screen, which tells it what is open (`opening`, `opened`) and hears
+back through its messages (`ConversationStarted`, `ReplyFinished`). It owns the send worker,
+the retry and pacing countdowns and the reply in progress. The worker calls the data service
+and hands what arrives to the column's handlers through typed messages
+(screens/chat_messages.py); only the handlers touch widgets.
+
+Nothing the user typed is lost: a message typed while a reply is streaming goes back into the
+composer; one sent while its conversation is opening is kept aside and stored there once it is
+open; one that could not be saved goes back where it was typed.
 """
 
 from __future__ import annotations
@@ -12,28 +17,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from rich.text import Text
 from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
-from byok_tui.chat_state import ChatState
 from byok_tui.conversation import ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.providers.errors import ProviderError
-from byok_tui.providers.types import (
-    Done,
-    RateLimitWait,
-    ReasoningDelta,
-    StreamEvent,
-    TextDelta,
-)
+from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, StreamEvent, TextDelta
+from byok_tui.records import Conversation
+from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
-    ConversationStarted,
     ReplyEnded,
     ReplyEvent,
     ReplyFailed,
@@ -42,8 +44,8 @@ from byok_tui.screens.chat_messages import (
     ReplyTextReady,
 )
 from byok_tui.screens.dialogs import ConfirmDialog
+from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.composer import Composer
-from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
 
 YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
@@ -53,13 +55,29 @@ AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 
 
-class ChatSending(Screen[None]):
-    """Sending a message and streaming its reply into the transcript."""
+class ChatColumn(Vertical):
+    @dataclass
+    class ConversationStarted(Message):
+        """The first message of a new conversation created it."""
 
-    def __init__(self, data: AppData) -> None:
-        super().__init__()
+        conversation: Conversation
+
+    @dataclass
+    class ReplyFinished(Message):
+        """A reply ended, however it ended (the key may have changed meanwhile)."""
+
+    def __init__(
+        self,
+        data: AppData,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
         self.data = data
-        self.state: ChatState | None = None
+        self._clock = clock
+        self._bot_id: int | None = None  # None until a bot has been opened
+        self._conversation: Conversation | None = None  # None: the next message starts one
         self._reply: ReplyView | None = None
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
         self._send: Worker[None] | None = None
@@ -69,20 +87,79 @@ class ChatSending(Screen[None]):
         self._retried_after_limit = False
         self._incoming = ReplyText()
         self._first_words_drawn: asyncio.Event | None = None  # set once they are on screen
-        # Set while the state on screen is what the user asked for; cleared while a
-        # conversation (or the bot's config) is being read: a message sent then waits.
+        # Set while what is shown is what the user asked for; cleared while a conversation
+        # (or the bot's config) is being read: a message sent then waits.
         self._ready = asyncio.Event()
-        self._unsent_saved = False  # a message waiting for its conversation is kept aside
+        self._unsent_kept = False  # a message waiting for its conversation is kept aside
 
-    def _after_reply(self) -> None:
-        """Called once a reply has ended, however it ended."""
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+        yield ActivityLine(id="activity")
+        yield Composer()
+
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self._tick_activity)
+
+    # What the screen tells the column ---------------------------------------------------
+
+    def opening(self) -> None:
+        """A bot or conversation is being read: a message sent now waits for it."""
+        self._ready.clear()
+
+    def opened(
+        self, bot_id: int, conversation: Conversation | None, messages: list[StoredMessage] | None
+    ) -> None:
+        """What is open now; `messages` when the transcript is to show them."""
+        self._bot_id, self._conversation = bot_id, conversation
+        if messages is not None:
+            self.query_one(Transcript).show_messages(messages)
+        self._ready.set()
+        self._echo()  # a message sent while this conversation opened, under its history
+
+    def open_failed(self) -> None:
+        """The read failed (the error was shown): a message waiting is told why it waits no more."""
+        self._ready.set()
+
+    def new_conversation(self) -> None:
+        self._conversation = None
+        self.query_one(Transcript).show_messages([])
+
+    def give_back_unsent(self, text: str) -> bool:
+        """A message a killed process left unsent goes back to the composer, once (True)."""
+        if self._unsent_kept:
+            return False  # it is this process's own, on its way
+        composer = self.query_one(Composer)
+        composer.text = text + (f"\n{composer.text}" if composer.text else "")
+        self._forget_unsent()
+        return True
+
+    @property
+    def busy(self) -> bool:
+        """A reply is on its way (or the message waits for its conversation to open)."""
+        return self._send is not None and self._send.state in (
+            WorkerState.PENDING,
+            WorkerState.RUNNING,
+        )
+
+    def stop(self) -> None:
+        """Stop the reply on its way, or the retry counting down."""
+        self._retry_at = 0.0
+        if self.busy and self._send is not None:
+            self._send.cancel()
+
+    def retry(self) -> None:
+        """Send the conversation's last message again."""
+        if not self.busy and self._conversation is not None:
+            self._start_send(None)
+
+    # Sending ------------------------------------------------------------------------------
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        message.stop()
         self._retry_at = 0.0
         self._retried_after_limit = False
-        if self._busy:
-            composer = self.query_one(Composer)
-            composer.text = message.text  # give it back: never lose what was typed
+        if self.busy:
+            self.query_one(Composer).text = message.text  # given back: never lose what was typed
             self.notify("A reply is on its way: wait, or press Escape to stop it.")
             return
         found = secrets_in(message.text)
@@ -117,13 +194,13 @@ class ChatSending(Screen[None]):
         if not self._ready.is_set():
             # Its conversation is still being read: keep the message now, store it there
             # once it is open, so that nothing is lost if the process dies meanwhile.
-            self._unsent_saved = True
+            self._unsent_kept = True
             self.data.keep_unsent(text)
         self._start_send(text)
 
     def _forget_unsent(self) -> None:
         """The message kept aside is stored in its conversation (or back in the composer)."""
-        self._unsent_saved = False
+        self._unsent_kept = False
         self.data.keep_unsent("")
 
     def _echo(self) -> None:
@@ -132,15 +209,8 @@ class ChatSending(Screen[None]):
             text, self._unechoed = self._unechoed, None
             self.query_one(Transcript).add_user(text)
 
-    @property
-    def _busy(self) -> bool:
-        return self._send is not None and self._send.state in (
-            WorkerState.PENDING,
-            WorkerState.RUNNING,
-        )
-
     def _start_send(self, text: str | None) -> None:
-        self._activity_started = time.monotonic()
+        self._activity_started = self._clock()
         self._send = self._send_worker(text)
         self._tick_activity()  # at once, not at the next half-second tick
 
@@ -149,7 +219,7 @@ class ChatSending(Screen[None]):
         data = self.data
         if not self._ready.is_set():
             await self._ready.wait()  # the conversation the message belongs to is opening
-        if self.state is None:  # it could not be opened (the error was shown)
+        if self._bot_id is None:  # none could be opened (the error was shown)
             self.post_message(
                 ReplyFailed(
                     ByokError(
@@ -164,12 +234,13 @@ class ChatSending(Screen[None]):
             return
         try:
             # Read after the writes before it: a key typed just now is the key sent.
-            bot = await asyncio.to_thread(data.bot, self.state.bot.id)
-            conversation = self.state.conversation
+            bot = await asyncio.to_thread(data.bot, self._bot_id)
+            conversation = self._conversation
             if conversation is None:
                 title = title_for(text)
                 conversation = await asyncio.to_thread(data.create_conversation, bot.id, title)
-                self.post_message(ConversationStarted(conversation))
+                self._conversation = conversation
+                self.post_message(self.ConversationStarted(conversation))
         except ByokError as error:  # nothing was stored: the message goes back to the composer
             self.post_message(ReplyFailed(error, unsent=text))
             self.post_message(ReplyEnded())
@@ -186,7 +257,7 @@ class ChatSending(Screen[None]):
 
         try:
             async for event in data.send(bot, conversation, text, on_sent=open_reply):
-                if self._unsent_saved:
+                if self._unsent_kept:
                     self._forget_unsent()  # stored in its conversation now
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
                     # A fast server delivers thousands of events in a few reads; parsing them
@@ -211,7 +282,7 @@ class ChatSending(Screen[None]):
             if error.kind is ErrorKind.STORAGE:  # the message may not be stored: give it back
                 self.post_message(ReplyFailed(error, unsent=text))
             else:
-                if self._unsent_saved:
+                if self._unsent_kept:
                     self._forget_unsent()  # stored before the error (e.g. no API key)
                 self.post_message(ReplyFailed(error))
         except asyncio.CancelledError:
@@ -233,6 +304,8 @@ class ChatSending(Screen[None]):
             self.post_message(ReplyTextReady())  # text first, then what follows it
         self.post_message(ReplyEvent(event))
 
+    # The reply on screen --------------------------------------------------------------------
+
     def on_reply_text_ready(self, _message: ReplyTextReady) -> None:
         self._show_incoming()
 
@@ -252,33 +325,25 @@ class ChatSending(Screen[None]):
 
     def _when_drawn(self, reply: ReplyView, drawn: asyncio.Event) -> None:
         """Set `drawn` once the next layout has drawn what `reply` was just given."""
-        signal = self.screen_layout_refresh_signal
+        signal = self.screen.screen_layout_refresh_signal
         if not reply.is_running:  # not started yet: nothing to wait for
             drawn.set()
             return
 
-        def laid_out(_screen: Screen[None]) -> None:
+        def laid_out(_screen: Screen[object]) -> None:
             signal.unsubscribe(reply)
             drawn.set()
 
         signal.subscribe(reply, laid_out, immediate=True)
 
-    def on_conversation_started(self, message: ConversationStarted) -> None:
-        if self.state is not None:
-            self.state.conversation = message.conversation
-            self.state.conversations.insert(0, message.conversation)
-            self.query_one(Sidebar).show_conversations(
-                self.state.conversations, message.conversation.id
-            )
-
     def on_reply_opened(self, message: ReplyOpened) -> None:
         self._echo()
         self._reply = self.query_one(Transcript).start_reply(message.meta)
 
-    async def on_reply_event(self, message: ReplyEvent) -> None:
+    def on_reply_event(self, message: ReplyEvent) -> None:
         event, reply = message.event, self._reply
         if isinstance(event, RateLimitWait):
-            self._wait_until = time.monotonic() + event.seconds
+            self._wait_until = self._clock() + event.seconds
             return
         self._wait_until = 0.0
         if reply is not None and isinstance(event, Done):
@@ -308,59 +373,36 @@ class ChatSending(Screen[None]):
         ):
             # Wait out the provider's own figure, with a countdown, then try once more.
             self._retried_after_limit = True
-            self._retry_at = time.monotonic() + error.retry_after
+            self._retry_at = self._clock() + error.retry_after
 
-    async def on_reply_ended(self, message: ReplyEnded) -> None:
+    def on_reply_ended(self, message: ReplyEnded) -> None:
         self._echo()
         self._show_incoming(final=True)  # what arrived before the end is shown
         reply, self._reply = self._reply, None
         if reply is not None:
             reply.finish()
             if message.stopped:
-                reply.set_meta(reply._meta + " · stopped, partial reply kept", partial=True)
+                reply.mark_stopped()
         self._wait_until = 0.0
         self._activity_started = 0.0
         self._tick_activity()
-        self._after_reply()
+        self.post_message(self.ReplyFinished())
 
-    def _auto_retry_due(self, now: float) -> bool:
-        if self._retry_at and now >= self._retry_at and not self._busy:
-            self._retry_at = 0.0
-            self._start_send(None)
-            return True
-        return False
+    # The activity line ----------------------------------------------------------------------
 
     def _tick_activity(self) -> None:
-        activity = self.query_one("#activity", Static)
-        now = time.monotonic()
-        if self._auto_retry_due(now):
+        activity = self.query_one(ActivityLine)
+        now = self._clock()
+        if self._retry_at and now >= self._retry_at and not self.busy:
+            self._retry_at = 0.0
+            self._start_send(None)  # the rate limit's wait is over: try once more
             return
         if self._retry_at > now:
-            seconds = int(self._retry_at - now) + 1
-            line = f"⏳ Rate limited · retry in {seconds} s · Esc cancels"
-            activity.update(Text(line), layout=False)
-            activity.set_class(True, "busy")
-            return
-        if self._wait_until > now:
-            seconds = int(self._wait_until - now) + 1
-            line = f"⏳ Rate limit: sending in {seconds} s · Esc stops"
-            activity.update(Text(line), layout=False)
-        elif self._busy:
-            dots = "." * (1 + int((now - self._activity_started) * 2) % 3)
+            activity.show_retry_countdown(int(self._retry_at - now) + 1)
+        elif self._wait_until > now:
+            activity.show_rate_wait(int(self._wait_until - now) + 1)
+        elif self.busy:
             doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"
-            activity.update(Text(f"● {doing}{dots:<3} (Esc stops)"), layout=False)
+            activity.show_working(doing, 1 + int((now - self._activity_started) * 2) % 3)
         else:
-            activity.update("", layout=False)
-        activity.set_class(bool(self._busy), "busy")
-
-    # Actions -----------------------------------------------------------------------------------
-
-    def action_stop_reply(self) -> None:
-        self._retry_at = 0.0
-        if self._busy and self._send is not None:
-            self._send.cancel()
-
-    def action_retry(self) -> None:
-        if self._busy or self.state is None or self.state.conversation is None:
-            return
-        self._start_send(None)
+            activity.show_idle()

@@ -1,0 +1,38 @@
+"""The line under the transcript that says what is going on: a reply on its way, a wait a
+rate limit imposes, a retry counting down. Updated twice a second without a layout (its
+size is fixed), so it costs nothing while a reply streams."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+class ActivityLine(Static):
+    DEFAULT_CSS = """
+    ActivityLine {
+        height: 1;
+        width: 1fr;  /* a fixed size: its text changes every half second without a layout */
+        padding: 0 2;
+        color: $text-muted;
+    }
+    ActivityLine.busy { color: $accent; }
+    """
+
+    def show_retry_countdown(self, seconds: int) -> None:
+        """A rate-limited message is sent again by itself in `seconds`."""
+        self._say(f"⏳ Rate limited · retry in {seconds} s · Esc cancels", busy=True)
+
+    def show_rate_wait(self, seconds: int) -> None:
+        """The message waits `seconds` before it is sent, as the model's limit asks."""
+        self._say(f"⏳ Rate limit: sending in {seconds} s · Esc stops", busy=True)
+
+    def show_working(self, doing: str, dots: int) -> None:
+        self._say(f"● {doing}{'.' * dots:<3} (Esc stops)", busy=True)
+
+    def show_idle(self) -> None:
+        self._say("", busy=False)
+
+    def _say(self, line: str, *, busy: bool) -> None:
+        self.update(Text(line), layout=False)
+        self.set_class(busy, "busy")
