@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from byok_tui.keys import entry_name
-from byok_tui.providers.registry import key_providers
+from byok_tui.registry import key_providers
 
 PROSE = "The quick brown fox jumps over the lazy dog. " * 6
 LIST = "- first point\n- second point with `code`\n- third point\n"

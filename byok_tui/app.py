@@ -29,8 +29,8 @@ from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths, ensure_private_dir
-from byok_tui.providers.registry import providers
 from byok_tui.records import KeyOverview
+from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import Services, open_services
 

@@ -29,9 +29,9 @@ from byok_tui.redaction import redact
 
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyStarted
-    from byok_tui.providers.registry import Provider
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview
+    from byok_tui.registry import Provider
     from byok_tui.services import AppContext
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ from byok_tui.keys import (
     resolve_key,
 )
 from byok_tui.keys.overview import key_overview
-from byok_tui.providers.registry import get_provider, providers
 from byok_tui.records import Bot, Conversation, KeyOverview, Message
+from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
 from byok_tui.storage.store import NotFoundError

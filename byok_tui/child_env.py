@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from byok_tui.providers.registry import key_providers
 from byok_tui.redaction import redact
+from byok_tui.registry import key_providers
 
 
 def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -18,7 +18,6 @@ from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
-from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
@@ -30,6 +29,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.records import Bot, BotConfig, Conversation, Message
 from byok_tui.redaction import redact_keys
+from byok_tui.registry import get_provider
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0

@@ -73,7 +73,7 @@ def _context_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
 
 @cache
 def _shape_pattern() -> re.Pattern[str] | None:
-    from byok_tui.providers.registry import providers
+    from byok_tui.registry import providers
 
     shapes = [p.key_pattern for p in providers() if p.key_pattern]
     if not shapes:
@@ -258,7 +258,7 @@ def redact_keys(text: str) -> str:
 def secrets_in(text: str) -> list[str]:
     """What in `text` looks like a key, in words (never the key): for holding a prompt that
     would send one of the user's keys, or anything shaped like a provider's key, to a model."""
-    from byok_tui.providers.registry import key_providers
+    from byok_tui.registry import key_providers
 
     found = []
     if _REDACTOR.holds_known(text):

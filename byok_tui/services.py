@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from byok_tui.conversation import ConversationService
     from byok_tui.providers.client import ProviderClient
     from byok_tui.providers.model_cache import ModelCache
-    from byok_tui.providers.registry import Provider
     from byok_tui.records import Bot
+    from byok_tui.registry import Provider
     from byok_tui.storage.store import Store
 
 
@@ -65,7 +65,7 @@ def first_usable_provider(services: Services, candidates: Iterable[Provider]) ->
 def starting_provider(services: Services) -> Provider:
     """The provider a new default bot uses: the first with a usable key, else the first with a
     free tier (the seed's fastest way to start)."""
-    from byok_tui.providers.registry import key_providers
+    from byok_tui.registry import key_providers
 
     usable = first_usable_provider(services, key_providers())
     return usable or next(p for p in key_providers() if any(m.free for m in p.models))
@@ -74,7 +74,7 @@ def starting_provider(services: Services) -> Provider:
 def known_keys(services: Services) -> list[str]:
     """Every stored and environment key, so that an export can scrub copies of them."""
     from byok_tui.keys import entry_name, normalize_key
-    from byok_tui.providers.registry import key_providers
+    from byok_tui.registry import key_providers
 
     stored = services.keys.get_many(entry_name(p.id) for p in key_providers())
     env = [normalize_key(services.environ.get(v, "")) for p in key_providers() for v in p.env_vars]
@@ -101,7 +101,7 @@ def follow_first_key(services: Services, store: Store, bot: Bot) -> Bot:
     """The Default bot, while no conversation has used it, follows the keys: if its provider
     has no usable key and another provider now has one, it moves there (with that provider's
     default model). Any other bot, or one in use, stays as the user set it."""
-    from byok_tui.providers.registry import get_provider, key_providers
+    from byok_tui.registry import get_provider, key_providers
     from byok_tui.storage.store import DEFAULT_BOT_NAME
 
     if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.conversations(bot.id):

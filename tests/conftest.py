@@ -11,8 +11,8 @@ import keyring
 import pytest
 import pytest_textual_snapshot
 
-from byok_tui.providers.registry import providers
 from byok_tui.redaction import forget_secrets
+from byok_tui.registry import providers
 from tests.support.isolated_keyring import IsolatedKeyring
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

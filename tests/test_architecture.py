@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.providers.registry import provider_ids
+from byok_tui.registry import provider_ids
 
 PACKAGE = Path(__file__).resolve().parent.parent / "byok_tui"
 
@@ -20,7 +20,7 @@ CORE_MODULES = [
     "byok_tui.keys.file_store",
     "byok_tui.keys.keyring_store",
     "byok_tui.providers",
-    "byok_tui.providers.registry",
+    "byok_tui.registry",
     "byok_tui.redaction",
     "byok_tui.logs",
     "byok_tui.cli",
@@ -89,14 +89,16 @@ def test_screens_and_widgets_reach_no_store() -> None:
     assert importing == []
 
 
-def test_the_records_are_a_leaf() -> None:
-    """Bots, conversations, messages and key states are plain data every layer may read: the
-    module imports no other part of byok-tui when it runs."""
+@pytest.mark.parametrize("leaf", ["byok_tui.records", "byok_tui.registry"])
+def test_the_records_and_the_registry_are_leaves(leaf: str) -> None:
+    """Bots, conversations, messages and key states, and every fact about a provider, are
+    data every layer may read: importing them runs no other part of byok-tui, so no import
+    runs from a lower layer up."""
     code = (
-        "import json, sys; import byok_tui.records; "
+        f"import json, sys; import {leaf}; "
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('byok_tui.'))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert json.loads(result.stdout) == ["byok_tui.records"]
+    assert json.loads(result.stdout) == [leaf]

@@ -11,7 +11,7 @@ import sys
 import time
 
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import provider_ids
+from byok_tui.registry import provider_ids
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 

@@ -16,7 +16,7 @@ import pytest
 from byok_tui.keys import KeyFileCorruptError, KeyStoreError, entry_name, resolve_key
 from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import get_provider
+from byok_tui.registry import get_provider
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
 

@@ -7,8 +7,8 @@ import pytest
 from byok_tui.keys import NoApiKeyError, entry_name, open_key_store, resolve_key
 from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import get_provider, key_providers
 from byok_tui.records import KeySource
+from byok_tui.registry import get_provider, key_providers
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 
 OPENAI = get_provider("openai")

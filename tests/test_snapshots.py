@@ -16,7 +16,7 @@ from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import providers
+from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store

@@ -11,7 +11,6 @@ from typing import Any, TextIO
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
 from byok_tui.providers.errors import check_settings
-from byok_tui.providers.registry import Provider, get_provider, providers
 from byok_tui.providers.types import (
     ListedModel,
     RateLimitWait,
@@ -19,6 +18,7 @@ from byok_tui.providers.types import (
     TextDelta,
 )
 from byok_tui.redaction import StreamRedactor, secrets_in
+from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.services import Services, open_services
 
 EXIT_STATUS: dict[ErrorKind, int] = {
@@ -68,7 +68,7 @@ def _temperature_ranges() -> str:
 
 
 def provider_argument(value: str) -> Provider:
-    from byok_tui.providers.registry import UnknownProviderError
+    from byok_tui.registry import UnknownProviderError
 
     try:
         return get_provider(value.strip().lower())

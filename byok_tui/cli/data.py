@@ -133,7 +133,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _list(_args: argparse.Namespace) -> int:
-    from byok_tui.providers.registry import get_provider
+    from byok_tui.registry import get_provider
 
     _services, store = _open()
     rows = [("BOT", "PROVIDER", "MODEL", "KEY")]
@@ -172,7 +172,7 @@ def _add(args: argparse.Namespace) -> int:
 
 def _key(args: argparse.Namespace) -> int:
     from byok_tui.cli.keys import read_key
-    from byok_tui.providers.registry import get_provider
+    from byok_tui.registry import get_provider
 
     _services, store = _open()
     bot = store.bot(args.name)

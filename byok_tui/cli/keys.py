@@ -17,7 +17,7 @@ from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import (
+from byok_tui.registry import (
     Provider,
     provider_ids,
     providers,

@@ -12,7 +12,6 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -28,7 +27,6 @@ from byok_tui.providers.errors import (
     protocol_error,
 )
 from byok_tui.providers.pacing import RequestPacer
-from byok_tui.providers.registry import Provider
 from byok_tui.providers.types import (
     ChatRequest,
     ListedModel,
@@ -37,7 +35,8 @@ from byok_tui.providers.types import (
     StreamEvent,
     TextDelta,
 )
-from byok_tui.providers.wire import HttpCall, load_json
+from byok_tui.providers.wire import HttpCall, family, load_json
+from byok_tui.registry import Provider
 
 if TYPE_CHECKING:
     import httpx
@@ -54,18 +53,6 @@ class Timeouts:
     # is thinking but alive does not trip it. Local models may spend minutes loading first.
     read: float = 120.0
     read_local: float = 300.0
-
-
-def _wire(provider: Provider) -> ModuleType:
-    from byok_tui.providers.wire import anthropic, gemini, ollama, openai_compat
-
-    families = {
-        "openai-chat": openai_compat,
-        "anthropic-messages": anthropic,
-        "gemini-generate": gemini,
-        "ollama-chat": ollama,
-    }
-    return families[provider.family]
 
 
 class ProviderClient:
@@ -143,7 +130,7 @@ class ProviderClient:
         if wait > 0:
             yield RateLimitWait(wait, model.requests_per_minute or 0)
             await asyncio.sleep(wait)
-        wire = _wire(provider)
+        wire = family(provider)
         call: HttpCall = wire.chat_call(provider, base, key.value, chat, model)
         log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source.value)
         async with self._open(provider, call, on_sent) as response:
@@ -159,7 +146,7 @@ class ProviderClient:
             except NoApiKeyError:
                 if not provider.public_model_list:
                     raise
-        wire = _wire(provider)
+        wire = family(provider)
         call: HttpCall = wire.models_call(provider, self.base_url(provider), key)
         async with self._open(provider, call) as response:
             body = await self._read_body(provider, response, limit=32 * 1024 * 1024)

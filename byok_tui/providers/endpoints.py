@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from byok_tui.config import Config, ConfigError
-from byok_tui.providers.registry import Provider
+from byok_tui.registry import Provider
 
 OLLAMA_DEFAULT_PORT = 11434
 

@@ -15,8 +15,8 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind, as_one_line
-from byok_tui.providers.registry import Provider
 from byok_tui.redaction import redact
+from byok_tui.registry import Provider
 from byok_tui.sanitize import strip_terminal_controls
 
 _MAX_PROVIDER_MESSAGE = 500

@@ -19,7 +19,7 @@ from byok_tui.providers.types import ListedModel
 
 if TYPE_CHECKING:
     from byok_tui.providers.client import ProviderClient
-    from byok_tui.providers.registry import Provider
+    from byok_tui.registry import Provider
 
 CACHE_VERSION = 1
 

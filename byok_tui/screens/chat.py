@@ -25,9 +25,9 @@ from byok_tui.app_data import AppData
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.providers.registry import get_provider
 from byok_tui.records import BotConfig, Conversation, KeyOverview
 from byok_tui.redaction import redact_keys
+from byok_tui.registry import get_provider
 from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.screens.chat_messages import (
     BotCreated,
@@ -149,7 +149,7 @@ class ChatScreen(Screen[None]):
 
     @work(exclusive=True, group="local-runtime")
     async def _check_local_runtime(self) -> None:
-        from byok_tui.providers.registry import providers
+        from byok_tui.registry import providers
 
         local = [p for p in providers() if not p.needs_key]
         if not local:

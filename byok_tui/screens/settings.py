@@ -16,7 +16,7 @@ from textual.widgets import Button, Footer, Header, Label, Static
 from byok_tui.app_data import AppData
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
 from byok_tui.errors import ByokError
-from byok_tui.providers.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
 
 

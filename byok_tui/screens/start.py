@@ -19,8 +19,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from byok_tui.providers.registry import providers
 from byok_tui.records import KeyOverview
+from byok_tui.registry import providers
 from byok_tui.screens.side_panes import TINY
 from byok_tui.widgets.provider_rows import pending_label, provider_label
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.providers.registry import UnknownProviderError, get_provider
 from byok_tui.records import BotConfig
+from byok_tui.registry import UnknownProviderError, get_provider
 from byok_tui.sanitize import has_terminal_controls
 
 NAME_MAX = 100

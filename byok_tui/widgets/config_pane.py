@@ -13,8 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from byok_tui.providers.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.records import Bot, BotConfig
+from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
 
 # The model list's last entry: not a model, but a way to type any model id (people run

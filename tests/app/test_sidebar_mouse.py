@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from byok_tui.providers.registry import provider_ids
+from byok_tui.registry import provider_ids
 from byok_tui.services import open_services, open_store
 from tests.support.pilot import chat, make_app, settle, state
 

@@ -15,8 +15,8 @@ from textual.widgets import OptionList, Static
 import byok_tui.app
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import providers
 from byok_tui.records import KeyOverview
+from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import AppContext, Services
 from byok_tui.widgets.composer import Composer

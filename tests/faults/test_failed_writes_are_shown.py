@@ -12,8 +12,8 @@ from textual.widgets import Input
 
 from byok_tui.app_data import AppData
 from byok_tui.keys.base import KeyStoreError
-from byok_tui.providers.registry import get_provider
 from byok_tui.records import BotConfig
+from byok_tui.registry import get_provider
 from byok_tui.services import AppContext, open_services
 from byok_tui.storage.store import StorageError
 from tests.support.keys import FAKE_KEYS

@@ -11,8 +11,8 @@ from byok_tui.paths import app_paths
 from byok_tui.providers.client import ProviderClient, Timeouts
 from byok_tui.providers.endpoints import override_variable
 from byok_tui.providers.errors import ProviderError
-from byok_tui.providers.registry import Provider, get_provider
 from byok_tui.providers.types import ChatMessage, ChatRequest, StreamEvent, TextDelta
+from byok_tui.registry import Provider, get_provider
 from tests.support.provider_server import ProviderServer, provider_server
 
 

@@ -125,7 +125,7 @@ async def test_a_stream_without_message_stop_is_truncated(
 async def test_models_are_listed_with_display_names(
     server: ProviderServer, store: KeyStore
 ) -> None:
-    from byok_tui.providers.registry import get_provider
+    from byok_tui.registry import get_provider
 
     server.reply_with(
         Reply(

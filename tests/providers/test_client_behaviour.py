@@ -15,8 +15,8 @@ from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.endpoints import base_url
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.pacing import RequestPacer
-from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import RateLimitWait, TextDelta
+from byok_tui.registry import get_provider
 from tests.providers.conftest import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
 

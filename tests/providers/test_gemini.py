@@ -11,8 +11,8 @@ from byok_tui.errors import ErrorKind
 from byok_tui.keys import KeyStore
 from byok_tui.logs import configure_logging
 from byok_tui.providers.errors import ProviderError
-from byok_tui.providers.registry import get_provider
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
+from byok_tui.registry import get_provider
 from tests.providers.conftest import chat, client_for, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply
 

@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from byok_tui.errors import ByokError
-from byok_tui.providers.registry import key_providers
 from byok_tui.redaction import (
     REDACTED,
     forget_secrets,
@@ -19,6 +18,7 @@ from byok_tui.redaction import (
     redact_known_secrets,
     remember_secret,
 )
+from byok_tui.registry import key_providers
 from tests.support.keys import FAKE_KEYS
 
 SURROUNDINGS = st.text(max_size=80)
@@ -179,7 +179,7 @@ def test_a_provider_message_is_redacted_before_it_is_shortened(padding: int) -> 
     import json as json_module
 
     from byok_tui.providers.errors import classify_http_error
-    from byok_tui.providers.registry import get_provider
+    from byok_tui.registry import get_provider
 
     key = "odd-mistral-key-value-0123456789"  # 32 characters, of no known shape
     forget_secrets()

@@ -13,8 +13,8 @@ import pytest
 
 from byok_tui.keys import entry_name, open_key_store, resolve_key
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import get_provider
 from byok_tui.records import BotConfig, KeySource
+from byok_tui.registry import get_provider
 from byok_tui.storage.db import APPLICATION_ID, SCHEMA_VERSION, DatabaseError
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY

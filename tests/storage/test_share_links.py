@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import Provider, providers
 from byok_tui.records import BotConfig
+from byok_tui.registry import Provider, providers
 from byok_tui.sanitize import has_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link

@@ -16,7 +16,7 @@ from byok_tui.app import ByokApp, build_app, run_until_exit
 from byok_tui.keys import open_key_store, resolve_key
 from byok_tui.logs import configure_logging
 from byok_tui.paths import app_paths
-from byok_tui.providers.registry import get_provider
+from byok_tui.registry import get_provider
 
 
 class ExplodingScreen(Screen[None]):

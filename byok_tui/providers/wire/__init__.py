@@ -1,8 +1,8 @@
 """Protocol families: how a chat or a model list is asked for, and how answers are read.
 
-Each family module offers `chat_call`, `parse_stream`, `models_call` and `parse_models`. They
-build plain `HttpCall` descriptions and read an httpx response; they never open connections
-(the client does) and never know about Textual.
+Each family module satisfies `WireFamily` (mypy checks it in `family()`): it builds plain
+`HttpCall` descriptions and reads an httpx response; it never opens a connection (the client
+does) and never knows about Textual.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from byok_tui.errors import ErrorKind
 from byok_tui.providers.errors import ProviderError, protocol_error
-from byok_tui.providers.registry import Provider
-from byok_tui.providers.types import ChatRequest
+from byok_tui.providers.types import ChatRequest, ListedModel, StreamEvent
+from byok_tui.registry import Model, Provider
 
 if TYPE_CHECKING:
     import httpx
@@ -37,6 +37,48 @@ class HttpCall:
     headers: dict[str, str] = field(default_factory=dict, repr=False)
     params: dict[str, str] = field(default_factory=dict, repr=False)
     json: Any = None
+
+
+class WireFamily(Protocol):
+    """What every protocol family offers (a module satisfies it)."""
+
+    def chat_call(
+        self, provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
+    ) -> HttpCall: ...
+
+    def parse_stream(
+        self, provider: Provider, response: httpx.Response
+    ) -> AsyncIterator[StreamEvent]: ...
+
+    def models_call(self, provider: Provider, base_url: str, key: str | None) -> HttpCall: ...
+
+    def parse_models(self, provider: Provider, data: Any) -> list[ListedModel]: ...
+
+
+def family(provider: Provider) -> WireFamily:
+    """The protocol family that speaks to `provider` (the registry's `family`)."""
+    from byok_tui.providers.wire import anthropic, gemini, ollama, openai_compat
+
+    families: dict[str, WireFamily] = {
+        "openai-chat": openai_compat,
+        "anthropic-messages": anthropic,
+        "gemini-generate": gemini,
+        "ollama-chat": ollama,
+    }
+    return families[provider.family]
+
+
+def carry_key(provider: Provider, key: str | None) -> tuple[dict[str, str], dict[str, str]]:
+    """The headers and query parameters that carry `key`, where the registry's `key_carrier`
+    says it goes; none at all without a key, or for a provider that takes none."""
+    if not key or provider.key_carrier == "none":
+        return {}, {}
+    place, _, name = provider.key_carrier.partition(":")
+    if place == "query":
+        return {}, {name: key}
+    if name == "authorization-bearer":
+        return {"authorization": f"Bearer {key}"}, {}
+    return {name: key}, {}
 
 
 def chat_messages(chat: ChatRequest) -> list[dict[str, str]]:

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
-from byok_tui.providers.registry import Model, Provider
 from byok_tui.providers.types import (
     ChatRequest,
     Done,
@@ -21,7 +20,15 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, as_int, load_object, sse_events, truncated
+from byok_tui.providers.wire import (
+    HttpCall,
+    as_int,
+    carry_key,
+    load_object,
+    sse_events,
+    truncated,
+)
+from byok_tui.registry import Model, Provider
 
 if TYPE_CHECKING:
     import httpx
@@ -29,9 +36,8 @@ if TYPE_CHECKING:
 API_VERSION = "2023-06-01"
 
 
-def _headers(key: str) -> dict[str, str]:
-    return {
-        "x-api-key": key,
+def _headers(provider: Provider, key: str | None) -> dict[str, str]:
+    return carry_key(provider, key)[0] | {
         "anthropic-version": API_VERSION,
         "anthropic-dangerous-direct-browser-access": "true",
     }
@@ -50,7 +56,7 @@ def chat_call(
         body["system"] = chat.system
     if chat.temperature is not None and model.accepts_temperature:
         body["temperature"] = chat.temperature  # in range: checked against the registry
-    headers = _headers(key) | {"accept": "text/event-stream"}
+    headers = _headers(provider, key) | {"accept": "text/event-stream"}
     return HttpCall("POST", f"{base_url}/v1/messages", headers=headers, json=body)
 
 
@@ -89,7 +95,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
 
 def models_call(provider: Provider, base_url: str, key: str | None) -> HttpCall:
     return HttpCall(
-        "GET", f"{base_url}/v1/models", headers=_headers(key or ""), params={"limit": "1000"}
+        "GET", f"{base_url}/v1/models", headers=_headers(provider, key), params={"limit": "1000"}
     )
 
 

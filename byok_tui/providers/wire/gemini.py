@@ -12,7 +12,6 @@ from urllib.parse import quote
 
 from byok_tui.errors import ErrorKind
 from byok_tui.providers.errors import ProviderError, protocol_error, stream_error
-from byok_tui.providers.registry import Model, Provider
 from byok_tui.providers.types import (
     ChatRequest,
     Done,
@@ -22,7 +21,15 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, as_int, load_object, sse_events, truncated
+from byok_tui.providers.wire import (
+    HttpCall,
+    as_int,
+    carry_key,
+    load_object,
+    sse_events,
+    truncated,
+)
+from byok_tui.registry import Model, Provider
 
 if TYPE_CHECKING:
     import httpx
@@ -50,7 +57,7 @@ def chat_call(
     return HttpCall(
         "POST",
         f"{base_url}/models/{_model_path(chat.model)}:streamGenerateContent",
-        params={"alt": "sse", "key": key},
+        params={"alt": "sse"} | carry_key(provider, key)[1],
         headers={"accept": "text/event-stream"},
         json=body,
     )
@@ -98,7 +105,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
 
 
 def models_call(provider: Provider, base_url: str, key: str | None) -> HttpCall:
-    params = {"pageSize": "1000"} | ({"key": key} if key else {})
+    params = {"pageSize": "1000"} | carry_key(provider, key)[1]
     return HttpCall("GET", f"{base_url}/models", params=params)
 
 

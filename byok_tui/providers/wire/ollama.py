@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
-from byok_tui.providers.registry import Model, Provider
 from byok_tui.providers.types import (
     ChatRequest,
     Done,
@@ -27,6 +26,7 @@ from byok_tui.providers.wire import (
     ndjson_lines,
     truncated,
 )
+from byok_tui.registry import Model, Provider
 
 if TYPE_CHECKING:
     import httpx

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
-from byok_tui.providers.registry import Model, Provider
 from byok_tui.providers.types import (
     ChatRequest,
     Done,
@@ -22,11 +21,13 @@ from byok_tui.providers.types import (
 from byok_tui.providers.wire import (
     HttpCall,
     as_int,
+    carry_key,
     chat_messages,
     load_object,
     sse_events,
     truncated,
 )
+from byok_tui.registry import Model, Provider
 
 if TYPE_CHECKING:
     import httpx
@@ -49,7 +50,7 @@ def chat_call(
     return HttpCall(
         "POST",
         f"{base_url}/chat/completions",
-        headers={"authorization": f"Bearer {key}", "accept": "text/event-stream"},
+        headers=carry_key(provider, key)[0] | {"accept": "text/event-stream"},
         json=body,
     )
 
@@ -126,7 +127,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
 
 
 def models_call(provider: Provider, base_url: str, key: str | None) -> HttpCall:
-    headers = {"authorization": f"Bearer {key}"} if key else {}
+    headers = carry_key(provider, key)[0]
     return HttpCall("GET", f"{base_url}/models", headers=headers)
 
 

@@ -136,6 +136,14 @@ def _pair(entry: dict[str, object], name: str, default: tuple[float, float]) -> 
     return low, high
 
 
+def _key_carrier(value: str) -> str:
+    """Where the key goes: `header:<name>`, `header:authorization-bearer`, `query:<name>`, or
+    `none`; the wire code reads it (wire.carry_key)."""
+    if value != "none" and not re.fullmatch(r"(header|query):[a-z][a-z0-9-]*", value):
+        raise ValueError(f"registry field 'key_carrier' cannot be {value!r}")
+    return value
+
+
 def _parse(entry: dict[str, object]) -> Provider:
     def text(name: str) -> str:
         return _field(entry, name, str)
@@ -153,7 +161,7 @@ def _parse(entry: dict[str, object]) -> Provider:
         kind="remote" if kind == "remote" else "local",
         family=text("family"),
         base_url=text("base_url"),
-        key_carrier=text("key_carrier"),
+        key_carrier=_key_carrier(text("key_carrier")),
         env_vars=tuple(str(v) for v in env_vars),
         key_hint=text("key_hint"),
         key_pattern=text("key_pattern"),
