@@ -194,7 +194,7 @@ class ByokApp(App[None]):
 
     @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:
-        """Export All Data (seed 3): bots, conversations and settings, never a key."""
+        """Export All Data: bots, conversations and settings, never a key."""
         import os
         import time
 
@@ -245,7 +245,7 @@ class ByokApp(App[None]):
 
 
 def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
-    """Open the services and read every key before the first frame (seed 2.1), so that it
+    """Open the services and read every key before the first frame, so that it
     already shows which providers are usable; unless the keys are in the system keyring,
     which takes a tenth of a second or more to load: the first frame then shows the providers
     while their keys are read."""

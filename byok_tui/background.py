@@ -1,6 +1,6 @@
 """Writes that the UI hands off: done on one background thread, in order, latest wins.
 
-A key typed into a field is saved on every change (the seed saves "immediately on input").
+A key typed into a field is saved on every change, as it is typed: nothing typed is lost.
 Each save runs off the UI thread; if several are queued for the same field only the newest
 runs; and a send waits for pending saves first, so a key rotated and sent at once is the key
 the request carries.

@@ -1,4 +1,4 @@
-"""Errors the user sees, each with the seed's remedy (seed section 7).
+"""Errors the user sees: each says what happened and what to do about it (its remedy).
 
 Every message is redacted when the error is made, and again wherever it is shown.
 """

@@ -210,8 +210,8 @@ def providers_matching_key_shape(key: str) -> tuple[Provider, ...]:
 
 
 def key_mismatch_warning(provider: Provider, key: str) -> str | None:
-    """A warning when `key` looks like another provider's key (the seed's top cause of
-    "No API key" and 401 is a provider selector that does not match the key). Never a refusal.
+    """A warning when `key` looks like another provider's key (the commonest cause of "No API
+    key" and 401 is a provider selector that does not match the key). Never a refusal.
     """
     if not key or provider.key_shape_matches(key):
         return None

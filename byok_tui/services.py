@@ -64,7 +64,7 @@ def first_usable_provider(services: Services, candidates: Iterable[Provider]) ->
 
 def starting_provider(services: Services) -> Provider:
     """The provider a new default bot uses: the first with a usable key, else the first with a
-    free tier (the seed's fastest way to start)."""
+    free tier (the fastest way to start: no payment needed)."""
     from byok_tui.registry import key_providers
 
     usable = first_usable_provider(services, key_providers())

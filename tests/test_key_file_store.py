@@ -1,4 +1,4 @@
-"""The key file store: the seed's localStorage, as a private, atomic, shared file."""
+"""The key file store: keys under their entry names, in a private, atomic, shared file."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_entries_use_the_seed_names_and_plain_values() -> None:
+def test_entries_use_the_app_apikey_names_and_plain_values() -> None:
     store = file_store()
     store.set(entry_name("openai"), OPENAI)
     assert json.loads(store.path.read_text()) == {"app-apikey-openai": OPENAI}

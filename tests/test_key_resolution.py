@@ -1,4 +1,4 @@
-"""Key resolution (seed 2.4): per-bot, then global, then environment, then "No API key"."""
+"""Key resolution: per-bot, then global, then environment, then "No API key"."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_clearing_the_per_bot_key_falls_back_to_the_global_key(store: FileKeySto
     assert resolve_key(OPENAI, store, bot_key=None, environ={}).value == FAKE_KEYS["openai"]
 
 
-def test_no_key_anywhere_is_the_seed_error_with_its_remedy(store: FileKeyStore) -> None:
+def test_no_key_anywhere_is_the_no_api_key_error_with_its_remedy(store: FileKeyStore) -> None:
     with pytest.raises(NoApiKeyError) as raised:
         resolve_key(OPENAI, store, environ={})
     error = raised.value

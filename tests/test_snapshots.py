@@ -112,7 +112,7 @@ def test_conversation_with_markdown_and_code(snap_compare: Any) -> None:
 
 
 def test_each_error_block(snap_compare: Any) -> None:
-    """Every error kind of the seed as its own block: no key, 401, 403, 429 with the wait,
+    """Every kind of error as its own block: no key, 401, 403, 429 with the wait,
     402, network; each with what to do. The user's messages are all still there."""
     data = store()
     bot = data.default_bot("openai", "gpt-5.4-mini")

@@ -1,4 +1,4 @@
-"""`byok-tui keys …`: the terminal's version of the seed's localStorage console calls.
+"""`byok-tui keys …`: set, show (masked), list, remove and locate keys from the shell.
 
 A key is never accepted as a command-line argument (it would land in shell history and the
 process list): `set` reads it with hidden input on a terminal, or one line from standard input.

@@ -1,4 +1,4 @@
-"""The key store: the terminal's localStorage, with the seed's entry names.
+"""The key store: provider keys under entry names (`app-apikey-<id>`).
 
 Knows nothing of providers: it stores strings under entry names (`app-apikey-<id>`); which
 ids exist is the registry's business. Never logs a key, and never puts one in an error.

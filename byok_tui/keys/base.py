@@ -18,7 +18,8 @@ ENTRY_PREFIX = "app-apikey-"
 
 
 def entry_name(provider_id: str) -> str:
-    """The store entry for a provider's global key, as the seed names it."""
+    """The store entry for a provider's global key: `app-apikey-<provider id>` (the name the
+    browser version uses, so that the same names mean the same keys)."""
     return f"{ENTRY_PREFIX}{provider_id}"
 
 

@@ -1,6 +1,6 @@
 """The state of every provider's key at a glance: what `keys list` and the app show.
 
-Reads the store once for all providers (the seed reads every key synchronously at boot).
+Reads the store once for all providers, so that every key's state is known at start-up.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Key resolution for a call (seed 2.4), the one function every caller uses.
+"""Key resolution for a call, the one function every caller uses.
 
 Order: the bot's per-bot key, else the global entry of the bot's provider, else the
 provider's conventional environment variable, else "No API key". The store is read again on
@@ -110,7 +110,7 @@ def _resolve(
     spec: KeySpec, store: KeyStore, bot_key: str | None, environ: Mapping[str, str]
 ) -> ResolvedKey | None:
     if not spec.needs_key:
-        # The seed's placeholder for the local runtime: its lowercase name, never stored.
+        # A placeholder for the local runtime, which takes no key: its id, never stored or sent.
         return ResolvedKey(spec.id, KeySource.LOCAL_RUNTIME, "")
     per_bot = normalize_key(bot_key or "")
     if per_bot:

@@ -1,4 +1,4 @@
-"""Provider errors, typed, with the seed's remedies, classified by status *and* body.
+"""Provider errors, typed, each with its remedy, classified by status *and* body.
 
 Providers disagree (Google and xAI answer a bad key with 400, OpenAI reports exhausted credits
 as 429 `insufficient_quota`, xAI as 403): the rules below follow the wire reference's table 13.

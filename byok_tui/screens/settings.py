@@ -1,6 +1,6 @@
 """Settings > API Keys: every provider from the registry, each key saved on input.
 
-Saving never validates (seed 3); "Test key" is an explicit request to the provider's model
+Saving never asks the provider (no hidden calls); "Test key" is an explicit request to its model
 list. The local runtime has no key field: its address, whether it runs, and its models.
 """
 

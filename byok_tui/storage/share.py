@@ -1,6 +1,6 @@
 """Share links: `byok-tui://bot?v=1&c=<base64url of compact JSON>`.
 
-A link encodes a bot's configuration only, never `k` or any key (seed 2.2, 5). Decoding is
+A link encodes a bot's configuration only, never `k` or any key. Decoding is
 strict because a link is untrusted input: size limits, exactly the expected shape, strict
 base64url, one JSON object without duplicate fields, then `check_bot_fields`.
 """

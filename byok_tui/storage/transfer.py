@@ -1,4 +1,4 @@
-"""Export All Data and import (seed 3 and 5).
+"""Export All Data and import: every bot, conversation and setting, never a key.
 
 The export is one versioned JSON document with every bot, conversation, message and setting,
 and no key of any kind: no `k`, no global or environment key, and any known key value that

@@ -1,4 +1,4 @@
-"""The per-bot config pane (the seed's right-hand panel).
+"""The per-bot config pane, right of the conversation.
 
 Bot name, provider, model, system prompt, temperature; at the bottom the **API Key** field
 (the selected provider's global key) and the **Per-Bot API Key** field, and one line saying

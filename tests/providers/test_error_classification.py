@@ -1,4 +1,4 @@
-"""Every error status and body becomes the right kind, message and remedy (seed section 7).
+"""Every error status and body becomes the right kind, message and remedy.
 
 Classified by the body as well as the status, because providers disagree (wire reference 13).
 """
@@ -234,7 +234,7 @@ def test_status_and_body_classify_to_the_right_kind(
     assert str(status) in error.message
 
 
-def test_the_seed_remedies_are_given_for_each_seed_error() -> None:
+def test_each_kind_of_error_gives_its_own_remedy() -> None:
     openai, anthropic = get_provider("openai"), get_provider("anthropic")
     auth = classify_http_error(anthropic, 401, {}, "{}")
     assert "regenerate" in auth.remedy

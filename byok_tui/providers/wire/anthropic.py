@@ -1,7 +1,8 @@
 """The Anthropic Messages wire format.
 
 Key in `x-api-key`, `anthropic-version: 2023-06-01`, and the
-`anthropic-dangerous-direct-browser-access: true` header the seed names. Named SSE events;
+`anthropic-dangerous-direct-browser-access: true` header (Anthropic asks for it from a client
+that calls the API directly with the user's own key). Named SSE events;
 the stream ends with `message_stop` (there is no `[DONE]`).
 """
 

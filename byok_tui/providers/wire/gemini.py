@@ -1,7 +1,7 @@
 """The Gemini API wire format (`streamGenerateContent?alt=sse`).
 
-The key travels in the `key` query parameter, as the seed says: the one place a key is in a
-URL. That URL is never logged unredacted and never shown (see byok_tui.redaction).
+The key travels in the `key` query parameter (the registry's key_carrier): the one place a
+key is in a URL. That URL is never logged unredacted and never shown (see byok_tui.redaction).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The Ollama native wire format: `/api/chat` streaming NDJSON, `/api/tags` for models.
 
-No key is ever sent: the seed's placeholder for the local runtime stays inside byok-tui.
+No key is ever sent: a local runtime takes none, and the placeholder that stands for one
+inside byok-tui (its name) never leaves it.
 """
 
 from __future__ import annotations
