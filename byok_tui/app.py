@@ -24,6 +24,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
+from byok_tui.compat import stop_after_crash
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
@@ -234,14 +235,10 @@ class ByokApp(App[None]):
     def _handle_exception(self, error: Exception) -> None:
         # Replaces App._handle_exception / App._fatal_error (textual 8.2): same bookkeeping,
         # but the report has no locals and is redacted before it reaches the screen or a file.
-        self._return_code = 1
-        if self._exception is None:
-            self._exception = error
-            self._exception_event.set()
         # Printed by run_until_exit once the terminal is restored, as plain text: Rich would
         # wrap and crop it (breaking the saved report's path) and interpret markup in it.
         self.crash_report = report_crash(error, self._crash_dir)
-        self._close_messages_no_wait()
+        stop_after_crash(self, error)  # byok_tui/compat.py, point 4
 
 
 def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:

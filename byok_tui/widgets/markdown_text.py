@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from byok_tui.widgets.layout import virtual_size_set_by_layout
+from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -302,11 +302,7 @@ class MarkdownText(Widget):
             return  # on screen or below it: nothing the reader sees is above it
         if view.scroll_y >= view.max_scroll_y:
             return  # at the bottom, where the newest text keeps them
-        # Not `scroll_to`: it would stop at the bottom as it was before this change.
-        target = max(0.0, view.scroll_y + change)
-        view.set_reactive(Widget.scroll_y, target)
-        view.set_reactive(Widget.scroll_target_y, target)
-        view.vertical_scrollbar.position = target
+        scroll_in_layout(view, max(0.0, view.scroll_y + change))
 
     def _settle_later(self) -> None:
         if self._settle_timer is None:

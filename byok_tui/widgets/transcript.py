@@ -18,9 +18,9 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
+from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.records import Message as StoredMessage
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.widgets.layout import virtual_size_set_by_layout
 from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
@@ -286,15 +286,11 @@ class Transcript(VerticalScroll):
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arrangement = super().arrange(size, optimal)
         if self._following:
-            # Keep the bottom in view in the very frame the content grows; a scroll_end
-            # after the layout would draw a frame at the old position first. (Textual's own
-            # `anchor` leaves short content hanging at the bottom and does not take up
-            # following again while text streams in: textual#6652, #6677.)
+            # Keep the bottom in view in the very frame the content grows (byok_tui/compat.py,
+            # point 3: what to do once textual#6677 is fixed).
             bottom = max(0, arrangement.total_region.bottom - size.height)
             if bottom != self.scroll_y:
-                self.set_reactive(Transcript.scroll_y, bottom)
-                self.set_reactive(Transcript.scroll_target_y, bottom)
-                self.vertical_scrollbar.position = bottom
+                scroll_in_layout(self, bottom)
         return arrangement
 
     def text_to_copy(self) -> str | None:

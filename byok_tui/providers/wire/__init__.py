@@ -149,9 +149,9 @@ async def sse_events(
     Driven here rather than through EventSource so that the bounds apply to comments and to
     a line or event that never ends.
     """
-    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+    from byok_tui.compat import sse_decoders  # httpx-sse's own, not public: see there
 
-    lines, events = SSELineDecoder(), SSEDecoder()
+    lines, events = sse_decoders()
     budget = StreamBudget(provider)
     pending = 0  # characters of the event being assembled
     async for text in response.aiter_text():

@@ -1,0 +1,76 @@
+"""Every place byok-tui relies on what Textual or httpx-sse do not document, in one module.
+
+Each touch point says what it relies on and why, and has a canary test in
+tests/test_compat.py (marked `internals`: after an upgrade, `pytest -m internals` shows at once
+which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
+
+1. `virtual_size_set_by_layout`: redeclares a widget's `virtual_size` reactive so that a change
+   asks for no second layout. Textual lays a widget out again whenever its virtual size
+   changes, and it is the layout that changes it: each frame in which a streaming reply grew
+   was laid out twice, the second time finding nothing new (~10 ms a frame).
+2. `scroll_in_layout`: moves a scrollable widget during a layout, setting `scroll_y`,
+   `scroll_target_y` and the scrollbar's `position` directly. `scroll_to` would clamp to the
+   bottom as it was before the layout, and draw a frame at the old position first.
+3. `Transcript.arrange` (widgets/transcript.py) overrides `Widget.arrange`, which Textual
+   documents as best left alone (renamed in v7), to keep a reader who is at the bottom there in
+   the very frame the content grows. Textual's own `anchor()` would do, but leaves a short
+   conversation hanging at the bottom of the pane (textual#6652) and does not take up
+   following again after the reader scrolls back down while text streams in (textual#6677).
+   **Once #6677 is fixed upstream:** delete the override and `Transcript._following`, call
+   `anchor()` in `Transcript.on_mount`, and keep the follow tests in
+   tests/app/test_transcript_follow.py, which must pass unchanged.
+4. `stop_after_crash`: the bookkeeping of `App._handle_exception` / `App._fatal_error`, which
+   byok-tui replaces because Textual's crash report prints local variables (a key among them)
+   and exits with status 0.
+5. `sse_decoders`: httpx-sse's line and event decoders (`httpx_sse._decoders`), driven directly
+   so that size bounds apply to comments and to a line or event that never ends; its public
+   `EventSource` offers no such bound.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads point 5 too
+    from textual.app import App
+    from textual.geometry import Size
+    from textual.reactive import Reactive
+    from textual.widget import Widget
+
+
+def virtual_size_set_by_layout() -> Reactive[Size]:
+    """A `virtual_size` that does not ask for another layout when it changes (touch point 1).
+
+    Only for widgets whose virtual size comes from the layout alone: containers and
+    auto-height text, never a ScrollView that sets its own.
+    """
+    from textual.geometry import Size
+    from textual.reactive import Reactive
+
+    return Reactive(Size(0, 0), layout=False, repaint=False)
+
+
+def scroll_in_layout(view: Widget, y: float) -> None:
+    """Scroll `view` to `y` now, inside a layout, without a frame at the old place (point 2)."""
+    from textual.widget import Widget
+
+    view.set_reactive(Widget.scroll_y, y)
+    view.set_reactive(Widget.scroll_target_y, y)
+    view.vertical_scrollbar.position = y
+
+
+def stop_after_crash(app: App[Any], error: Exception) -> None:
+    """What Textual does when a handler or worker raises, but print nothing (point 4): exit
+    status 1, the exception kept for `run_test` to re-raise, the message loop closed."""
+    app._return_code = 1
+    if app._exception is None:
+        app._exception = error
+        app._exception_event.set()
+    app._close_messages_no_wait()
+
+
+def sse_decoders() -> tuple[Any, Any]:
+    """httpx-sse's (line decoder, event decoder), new for one stream (point 5)."""
+    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+
+    return SSELineDecoder(), SSEDecoder()

@@ -1,0 +1,83 @@
+"""Canaries: one per place byok-tui relies on Textual or httpx-sse internals (byok_tui/compat.py).
+
+After an upgrade, `pytest -m internals` says at once which reliance broke, by name, before the
+behaviour tests that depend on it fail in less obvious ways.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import Reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from byok_tui.compat import (
+    scroll_in_layout,
+    sse_decoders,
+    stop_after_crash,
+    virtual_size_set_by_layout,
+)
+from byok_tui.widgets.transcript import Transcript
+
+pytestmark = pytest.mark.internals
+
+
+def test_1_virtual_size_is_a_reactive_a_widget_may_redeclare() -> None:
+    assert isinstance(Widget.__dict__.get("virtual_size") or Widget.virtual_size, Reactive)
+    redeclared = virtual_size_set_by_layout()
+    assert redeclared._layout is False and redeclared._repaint is False
+
+
+class Tall(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("\n".join(str(n) for n in range(200)))
+
+
+async def test_2_a_scroll_set_in_layout_moves_the_view_and_its_scrollbar() -> None:
+    app = Tall()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        view = app.query_one(VerticalScroll)
+        scroll_in_layout(view, 50)
+        assert view.scroll_y == 50 and view.scroll_target_y == 50
+        assert view.vertical_scrollbar.position == 50
+        await pilot.pause()
+        assert view.scroll_y == 50
+
+
+def test_3_arrange_is_still_the_layout_hook_the_transcript_overrides() -> None:
+    """Should Textual rename `arrange` again, the override would silently stop following."""
+    assert "arrange" in Transcript.__dict__
+    ours = list(inspect.signature(Transcript.arrange).parameters)
+    theirs = list(inspect.signature(Widget.arrange).parameters)
+    assert ours == theirs == ["self", "size", "optimal"]
+
+
+async def test_4_a_crash_stops_the_app_with_status_1_and_the_error_kept() -> None:
+    app = Tall()
+    error = RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"):  # run_test re-raises what stopped it
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            for name in ("_return_code", "_exception", "_exception_event"):
+                assert hasattr(app, name), name
+            stop_after_crash(app, error)
+            await pilot.pause()
+    assert app.return_code == 1
+    assert app._exception is error
+
+
+def test_5_httpx_sse_decoders_split_lines_and_assemble_events() -> None:
+    lines, events = sse_decoders()
+    decoded = [
+        event
+        for line in [*lines.decode('event: a\ndata: {"x"\r\ndata: :1}\n\n'), *lines.flush()]
+        if (event := events.decode(line)) is not None
+    ]
+    assert [(e.event, e.data) for e in decoded] == [("a", '{"x"\n:1}')]
+    assert hasattr(lines, "buffer")
