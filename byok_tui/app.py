@@ -89,7 +89,7 @@ class ByokApp(App[None]):
     CSS_PATH = "screens/start.tcss"
     TITLE = "byok-tui"
     SUB_TITLE = "bring your own key"
-    BINDINGS = textual_bindings(APP_KEYS)  # type: ignore[assignment]
+    BINDINGS = textual_bindings(APP_KEYS)
 
     def __init__(
         self,

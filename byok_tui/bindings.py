@@ -3,6 +3,11 @@ and by `byok-tui --help`, so the two cannot disagree. Never imports Textual."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.binding import BindingType
+
 from dataclasses import dataclass
 
 
@@ -177,7 +182,7 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
-def textual_bindings(keys: tuple[Key, ...]) -> list[object]:
+def textual_bindings(keys: tuple[Key, ...]) -> list[BindingType]:
     """Textual Binding objects for `keys` (imported here so this module stays Textual-free)."""
     from textual.binding import Binding
 

@@ -27,7 +27,7 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.records import Bot, BotConfig, Conversation, Message
+from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact_keys
 from byok_tui.registry import get_provider
 from byok_tui.storage.store import Store
@@ -86,7 +86,7 @@ class ReplyRecorder:
             self.flush("partial")
 
     def flush(
-        self, status: str, error_kind: str | None = None, error_message: str | None = None
+        self, status: MessageStatus, error_kind: str | None = None, error_message: str | None = None
     ) -> None:
         self._last_flush = self._clock()
         self._dirty = False
@@ -94,7 +94,7 @@ class ReplyRecorder:
             self._message_id,
             content="".join(self.text),
             reasoning="".join(self.reasoning),
-            status=status,  # type: ignore[arg-type]
+            status=status,
             error_kind=error_kind,
             error_message=error_message,
             input_tokens=self.usage.input_tokens if self.usage else None,

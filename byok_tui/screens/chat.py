@@ -48,7 +48,7 @@ from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
 
 class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
-    BINDINGS = textual_bindings(CHAT_KEYS)  # type: ignore[assignment]
+    BINDINGS = textual_bindings(CHAT_KEYS)
 
     def __init__(self, data: AppData, overview: KeyOverview | None = None, typed: str = "") -> None:
         super().__init__()
@@ -238,14 +238,7 @@ class ChatScreen(Screen[None]):
         if self.state is None or message.provider_id == self.state.bot.config.provider:
             return
         provider = get_provider(message.provider_id)
-        config = BotConfig(
-            self.state.bot.config.name,
-            provider.id,
-            provider.default_model,
-            self.state.bot.config.system_prompt,
-            self.state.bot.config.temperature,
-            self.state.bot.config.max_tokens,
-        )
+        config = replace(self.state.bot.config, provider=provider.id, model=provider.default_model)
         self._save_config(config)
 
     def on_sidebar_bot_chosen(self, message: Sidebar.BotChosen) -> None:
@@ -256,8 +249,8 @@ class ChatScreen(Screen[None]):
             self._open(self.state.bot.id, message.conversation_id)
 
     @on(Button.Pressed, "#open-settings")
-    def _settings_button(self) -> None:
-        self.app.action_open_settings()  # type: ignore[attr-defined]
+    async def _settings_button(self) -> None:
+        await self.run_action("app.open_settings")
 
     @on(Button.Pressed, "#new-bot")
     def _new_bot_button(self) -> None:
@@ -370,14 +363,8 @@ class ChatScreen(Screen[None]):
             return
         provider_changed = message.config.provider != self.state.bot.config.provider
         if provider_changed:
-            message.config = BotConfig(
-                message.config.name,
-                message.config.provider,
-                get_provider(message.config.provider).default_model,
-                message.config.system_prompt,
-                message.config.temperature,
-                message.config.max_tokens,
-            )
+            default_model = get_provider(message.config.provider).default_model
+            message.config = replace(message.config, model=default_model)
             self._save_config(message.config)
             return
         bot_id, config = self.state.bot.id, message.config

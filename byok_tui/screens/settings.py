@@ -54,7 +54,7 @@ class ProviderRow(Vertical):
 
 class SettingsScreen(Screen[None]):
     CSS_PATH = "settings.tcss"
-    BINDINGS = textual_bindings(SETTINGS_KEYS)  # type: ignore[assignment]
+    BINDINGS = textual_bindings(SETTINGS_KEYS)
 
     def __init__(self, data: AppData) -> None:
         super().__init__()

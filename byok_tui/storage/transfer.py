@@ -164,9 +164,9 @@ def _parse(raw: bytes) -> dict[str, Any]:
         raise ExportFormatError("the file is not a byok-tui export (it is not JSON)") from None
     if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
         raise ExportFormatError("the file is not a byok-tui export")
-    raw_version = document.get("version")
-    _require(isinstance(raw_version, int) and not isinstance(raw_version, bool), "no version")
-    version = int(raw_version)  # type: ignore[arg-type]
+    version = document.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ExportFormatError("the file is not a valid byok-tui export: no version")
     if version > EXPORT_VERSION:
         raise ExportFormatError(
             f"the export is format version {version}, newer than this byok-tui reads "

@@ -5,6 +5,8 @@ A new line is ctrl+j, shift+enter or alt+enter (terminals differ in which they c
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
@@ -20,10 +22,9 @@ class Composer(TextArea):
     Composer:focus { border: round $accent; }
     """
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
     def __init__(self) -> None:
         super().__init__(

@@ -7,6 +7,8 @@ which key the next message will use. Reports edits as messages; the screen saves
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -41,24 +43,21 @@ class ConfigPane(VerticalScroll):
     }
     """
 
+    @dataclass
     class ConfigEdited(Message):
-        def __init__(self, config: BotConfig) -> None:
-            super().__init__()
-            self.config = config
+        config: BotConfig
 
+    @dataclass
     class GlobalKeyEdited(Message):
-        def __init__(self, provider_id: str, value: str) -> None:
-            super().__init__()
-            self.provider_id = provider_id
-            self.value = value
+        provider_id: str
+        value: str
 
     class ModelIdWanted(Message):
         """The user chose to type a model id: the screen asks, then calls `model_id_typed`."""
 
+    @dataclass
     class BotKeyEdited(Message):
-        def __init__(self, value: str) -> None:
-            super().__init__()
-            self.value = value
+        value: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -4,6 +4,8 @@ the screen's business (through the background writer), so this widget does no I/
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
@@ -19,12 +21,11 @@ class KeyField(Horizontal):
     KeyField > Button { min-width: 8; width: 8; }
     """
 
+    @dataclass
     class Changed(Message):
-        def __init__(self, field: KeyField, value: str, problem: str | None = None) -> None:
-            super().__init__()
-            self.field = field
-            self.value = value
-            self.problem = problem  # why it cannot be saved (a character no key has), or None
+        field: KeyField
+        value: str
+        problem: str | None = None  # why it cannot be saved (a character no key has), or None
 
         @property
         def control(self) -> KeyField:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -28,30 +29,26 @@ class Sidebar(VerticalScroll):
     Sidebar > Button { width: 100%; margin-top: 1; }
     Sidebar > #new-bot { margin-top: 0; }
     """
-    BINDINGS = textual_bindings(SIDEBAR_KEYS)  # type: ignore[assignment]
+    BINDINGS = textual_bindings(SIDEBAR_KEYS)
 
+    @dataclass
     class ProviderChosen(Message):
-        def __init__(self, provider_id: str) -> None:
-            super().__init__()
-            self.provider_id = provider_id
+        provider_id: str
 
+    @dataclass
     class BotChosen(Message):
-        def __init__(self, bot_id: int) -> None:
-            super().__init__()
-            self.bot_id = bot_id
+        bot_id: int
 
+    @dataclass
     class ConversationChosen(Message):
-        def __init__(self, conversation_id: int) -> None:
-            super().__init__()
-            self.conversation_id = conversation_id
+        conversation_id: int
 
+    @dataclass
     class DeleteWanted(Message):
         """Delete was pressed on a bot or a conversation: the screen asks, then deletes."""
 
-        def __init__(self, kind: str, item_id: int) -> None:
-            super().__init__()
-            self.kind = kind  # "bot" or "conv"
-            self.item_id = item_id
+        kind: str  # "bot" or "conv"
+        item_id: int
 
     def compose(self) -> ComposeResult:
         # Compact: no border, focused or not. A border drawn on focus would move every row
