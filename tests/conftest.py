@@ -1,5 +1,7 @@
 """Every test runs isolated: its own BYOK_TUI_HOME, HOME and XDG folders, a test keyring, and
 no provider keys from the developer's environment. Nothing touches the real user's files.
+
+Fixtures only: helpers live in tests/support/, never imported from a conftest.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import keyring
 import pytest
 import pytest_textual_snapshot
 
+from byok_tui.keys import KeyStore, open_key_store
+from byok_tui.paths import app_paths
 from byok_tui.redaction import forget_secrets
 from byok_tui.registry import providers
 from tests.support.isolated_keyring import IsolatedKeyring
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SNAPSHOT_DIR = REPO_ROOT / "snapshots"
+from tests.support.provider_server import ProviderServer, provider_server
+from tests.support.snapshots import REPO_ROOT, SNAPSHOT_DIR
 
 
 class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):
@@ -59,3 +62,17 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield home
     keyring.set_keyring(previous_keyring)
     forget_secrets()
+
+
+@pytest.fixture
+def server() -> Iterator[ProviderServer]:
+    """A provider's API on 127.0.0.1: real sockets, so headers, streams and disconnects are
+    exercised. Tell it what to answer with `reply_with`."""
+    with provider_server() as running:
+        yield running
+
+
+@pytest.fixture
+def store() -> KeyStore:
+    """The test's own key store (a module may declare its own `store`: the database)."""
+    return open_key_store(app_paths())

@@ -102,3 +102,14 @@ def test_the_records_and_the_registry_are_leaves(leaf: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert json.loads(result.stdout) == [leaf]
+
+
+def test_no_test_imports_from_a_conftest() -> None:
+    """Helpers live in tests/support/; a conftest only declares fixtures."""
+    tests = PACKAGE.parent / "tests"
+    importing = [
+        str(path.relative_to(tests))
+        for path in tests.rglob("*.py")
+        if re.search(r"^\s*(from|import) tests\.(\w+\.)*conftest\b", path.read_text(), re.MULTILINE)
+    ]
+    assert importing == []

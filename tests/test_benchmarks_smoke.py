@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.serial  # timed against real processes: alone, not beside others
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -175,7 +175,7 @@ def test_help_screen_at_80_by_24(snap_compare: Any) -> None:
 
 def test_no_snapshot_holds_a_key() -> None:
     """Runs after the snapshots above (file order): none of their SVGs holds any test key."""
-    from tests.conftest import SNAPSHOT_DIR
+    from tests.support.snapshots import SNAPSHOT_DIR
 
     svgs = list(SNAPSHOT_DIR.rglob("*.svg"))
     assert svgs

@@ -8,7 +8,7 @@ from byok_tui.errors import ErrorKind
 from byok_tui.keys import KeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
-from tests.providers.conftest import chat, client_for, collect, text_of
+from tests.support.provider_client import chat, client_for, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply, sse
 
 KEY = "sk-ant-api03-" + "T" * 40

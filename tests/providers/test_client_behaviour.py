@@ -17,7 +17,7 @@ from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.types import RateLimitWait, TextDelta
 from byok_tui.registry import get_provider
-from tests.providers.conftest import chat, client_for, collect, text_of, text_until_error
+from tests.support.provider_client import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
 
 DONE = sse(

@@ -13,7 +13,7 @@ from byok_tui.logs import configure_logging
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
 from byok_tui.registry import get_provider
-from tests.providers.conftest import chat, client_for, collect, text_of
+from tests.support.provider_client import chat, client_for, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply
 
 KEY = "AIzaSy" + "G" * 33

@@ -13,7 +13,7 @@ from byok_tui.providers.endpoints import parse_ollama_host
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
 from byok_tui.registry import get_provider
-from tests.providers.conftest import chat, collect, text_of
+from tests.support.provider_client import chat, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply
 
 OLLAMA = get_provider("ollama")

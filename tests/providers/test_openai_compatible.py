@@ -11,7 +11,7 @@ from byok_tui.keys import KeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
 from byok_tui.registry import get_provider, providers
-from tests.providers.conftest import chat, client_for, collect, text_of, text_until_error
+from tests.support.provider_client import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, sse
 
 OPENAI_FAMILY = [p.id for p in providers() if p.family == "openai-chat"]

@@ -18,10 +18,10 @@ from byok_tui.registry import get_provider, providers
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.bot_fields import BotInputError, check_bot_fields
 from byok_tui.storage.share import encode_bot_link
-from tests.providers.conftest import base_for, chat, client_for, collect
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import error_texts, make_app, send, settle, user_messages, wait_for
+from tests.support.provider_client import base_for, chat, client_for, collect
 from tests.support.provider_server import ProviderServer, Reply, sse
 
 GROQ_KEY = FAKE_KEYS["groq"]

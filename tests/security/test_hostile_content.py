@@ -13,8 +13,8 @@ from byok_tui.providers import wire
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import TextDelta
 from byok_tui.sanitize import strip_terminal_controls
-from tests.providers.conftest import client_for, collect, text_of, text_until_error
 from tests.support.cli import run_cli
+from tests.support.provider_client import client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, sse
 
 ESCAPES = {

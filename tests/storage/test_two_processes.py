@@ -19,6 +19,8 @@ from tests.support.cli import run_cli
 from tests.support.pilot import CLOSED_PORT
 from tests.support.provider_server import Reply, Seen, openai_answer, provider_server
 
+pytestmark = pytest.mark.serial  # timed against real processes: alone, not beside others
+
 KEY = "sk-proj-" + "T" * 60
 
 

@@ -1,30 +1,18 @@
-"""Fixtures for provider tests: a loopback provider server and a client pointed at it."""
+"""A provider client pointed at a loopback server, and helpers to read what it streams."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
-from byok_tui.keys import KeyStore, entry_name, open_key_store
-from byok_tui.paths import app_paths
+from byok_tui.keys import KeyStore, entry_name
 from byok_tui.providers.client import ProviderClient, Timeouts
 from byok_tui.providers.endpoints import override_variable
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import ChatMessage, ChatRequest, StreamEvent, TextDelta
 from byok_tui.registry import Provider, get_provider
-from tests.support.provider_server import ProviderServer, provider_server
-
-
-@pytest.fixture
-def server() -> Iterator[ProviderServer]:
-    with provider_server() as running:
-        yield running
-
-
-@pytest.fixture
-def store() -> KeyStore:
-    return open_key_store(app_paths())
+from tests.support.provider_server import ProviderServer
 
 
 def base_for(provider: Provider, server: ProviderServer) -> str:
