@@ -11,7 +11,7 @@ from byok_tui.registry import provider_ids
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 from tests.support.pilot import make_app, replies, send, settle, wait_for
-from tests.support.provider_server import openai_answer, provider_server
+from tests.support.provider_server import openai_reply, provider_server
 
 
 def provider_rows(app: ByokApp) -> dict[str, str]:
@@ -45,7 +45,7 @@ async def test_a_key_set_in_another_terminal_is_used_by_the_next_message() -> No
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "a" * 60)
     rotated = "sk-proj-" + "b" * 60
     with provider_server() as server:
-        server.reply_with(openai_answer("ok"))
+        server.reply_with(openai_reply("ok"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)

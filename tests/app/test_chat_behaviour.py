@@ -28,20 +28,9 @@ from tests.support.pilot import (
     type_into,
     wait_for,
 )
-from tests.support.provider_server import Reply, provider_server, sse
+from tests.support.provider_server import Reply, openai_reply, provider_server, sse
 
 KEY = "sk-proj-" + "K" * 60
-
-
-def pieces(*texts: str, finish: bool = True, pause: float = 0.0) -> Reply:
-    steps: list[bytes | float] = []
-    for text in texts:
-        steps += sse({"choices": [{"index": 0, "delta": {"content": text}}]})
-        if pause:
-            steps.append(pause)
-    if finish:
-        steps += sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, done=True)
-    return Reply(steps=steps)
 
 
 def with_key() -> dict[str, str]:
@@ -52,7 +41,7 @@ def with_key() -> dict[str, str]:
 async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
     with_key()
     with provider_server() as server:
-        server.reply_with(pieces("Partial ", "answer", pause=0.2, finish=False))
+        server.reply_with(openai_reply("Partial ", "answer", pause=0.2, finish=False))
         server.replies[0].steps = [*server.replies[0].steps, 20.0]
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
@@ -80,7 +69,7 @@ async def test_replies_render_as_markdown_with_code_blocks() -> None:
     with_key()
     with provider_server() as server:
         server.reply_with(
-            pieces(
+            openai_reply(
                 "# Title\n\n", "Some **bold** text.\n\n", "```python\n", "print('hi')\n", "```\n"
             )
         )
@@ -109,7 +98,7 @@ async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> No
     with_key()
     hostile = "[bold]not bold[/bold] [@click=app.quit]quit?[/] [link=https://evil]x[/link]"
     with provider_server() as server:
-        server.reply_with(pieces(hostile))
+        server.reply_with(openai_reply(hostile))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -124,7 +113,7 @@ async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> No
 async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard() -> None:
     with_key()
     with provider_server() as server:
-        server.reply_with(pieces("copy me"))
+        server.reply_with(openai_reply("copy me"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -140,7 +129,7 @@ async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard(
 async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() -> None:
     with_key()
     with provider_server() as server:
-        server.reply_with(pieces("slow", pause=3.0))
+        server.reply_with(openai_reply("slow", pause=3.0))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -235,7 +224,7 @@ async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> Non
         {"choices": [{"index": 0, "delta": {"reasoning_content": t}}]} for t in ("Wei", "gh it.")
     ]
     with provider_server() as server:
-        steps = [*sse(*thinking), 0.1, *pieces("The answer.").steps]
+        steps = [*sse(*thinking), 0.1, *openai_reply("The answer.").steps]
         server.reply_with(Reply(steps=steps))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
@@ -292,7 +281,7 @@ async def test_copying_a_message_that_held_a_key_says_the_key_was_replaced() -> 
 
     with_key()
     with provider_server() as server:
-        server.reply_with(pieces("fine"))
+        server.reply_with(openai_reply("fine"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)

@@ -24,27 +24,17 @@ from tests.support.pilot import (
     user_messages,
     wait_for,
 )
-from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
+from tests.support.provider_server import ProviderServer, Reply, openai_reply, provider_server
 
 FIRST = "sk-proj-FIRST" + "1" * 50
 SECOND = "sk-proj-SECOND" + "2" * 50
 PER_BOT = "sk-proj-PERBOT" + "3" * 50
 
 
-def answer(text: str = "Hello from the server") -> Reply:
-    return Reply(
-        steps=sse(
-            {"choices": [{"index": 0, "delta": {"content": text}}]},
-            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-            done=True,
-        )
-    )
-
-
 @pytest.fixture
 def openai_server() -> Iterator[ProviderServer]:
     with provider_server() as server:
-        server.reply_with(answer())
+        server.reply_with(openai_reply("Hello from the server"))
         yield server
 
 
@@ -130,8 +120,8 @@ async def test_switching_provider_in_the_sidebar_sends_to_that_provider() -> Non
     open_key_store(app_paths()).set(entry_name("openai"), FIRST)
     open_key_store(app_paths()).set(entry_name("groq"), "gsk_" + "g" * 52)
     with provider_server() as openai, provider_server() as groq:
-        openai.reply_with(answer("from openai"))
-        groq.reply_with(answer("from groq"))
+        openai.reply_with(openai_reply("from openai"))
+        groq.reply_with(openai_reply("from groq"))
         app = make_app(**openai_env(openai), BYOK_TUI_GROQ_BASE_URL=f"{groq.base_url}/openai/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -171,7 +161,7 @@ async def test_a_429_counts_down_then_retries_by_itself() -> None:
         [b'{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}'],
     )
     with provider_server() as server:
-        server.reply_with(limited, answer("after the wait"))
+        server.reply_with(limited, openai_reply("after the wait"))
         app = make_app(**openai_env(server))
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)

@@ -124,10 +124,10 @@ async def test_the_local_runtime_has_no_key_field_and_no_key_entry() -> None:
 
 async def test_the_first_key_added_becomes_the_default_bots_provider() -> None:
     from tests.support.pilot import replies, send, state
-    from tests.support.provider_server import openai_answer, provider_server
+    from tests.support.provider_server import openai_reply, provider_server
 
     with provider_server() as server:
-        server.reply_with(openai_answer("hello from OpenAI"))
+        server.reply_with(openai_reply("hello from OpenAI"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)

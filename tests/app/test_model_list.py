@@ -13,7 +13,7 @@ from byok_tui.screens.dialogs import TextDialog
 from byok_tui.screens.settings import SettingsScreen
 from byok_tui.services import open_services, open_store
 from tests.support.pilot import chat, make_app, replies, send, settle, state, wait_for
-from tests.support.provider_server import Reply, Seen, openai_answer, provider_server
+from tests.support.provider_server import Reply, Seen, openai_reply, provider_server
 
 KEY = "sk-proj-" + "M" * 60
 JSON = {"content-type": "application/json"}
@@ -109,7 +109,7 @@ async def test_models_found_by_test_key_are_in_the_model_list_when_settings_clos
 async def test_a_model_id_the_registry_has_never_heard_of_can_be_typed() -> None:
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     with provider_server() as server:
-        server.reply_with(openai_answer("ok"))
+        server.reply_with(openai_reply("ok"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 45)) as pilot:
             await settle(pilot)

@@ -28,7 +28,7 @@ from tests.support.pilot import (
     user_messages,
     wait_for,
 )
-from tests.support.provider_server import openai_answer, provider_server
+from tests.support.provider_server import openai_reply, provider_server
 
 KEY = "sk-proj-" + "L" * 60
 UNSENT_SETTING = "unsent-message"
@@ -78,7 +78,7 @@ async def test_a_message_sent_while_a_conversation_opens_is_sent_to_it_once_open
     store.add_message(older.id, "user", "earlier question")
     store.create_conversation(bot.id, "Newer")
     with provider_server() as server:
-        server.reply_with(openai_answer("answered"))
+        server.reply_with(openai_reply("answered"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -119,7 +119,7 @@ async def test_a_message_sent_before_the_first_conversation_opens_is_not_lost(
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     slow_loads.hold()
     with provider_server() as server:
-        server.reply_with(openai_answer("hello back"))
+        server.reply_with(openai_reply("hello back"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await wait_for(pilot, slow_loads.waiting.is_set)

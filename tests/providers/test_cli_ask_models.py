@@ -8,7 +8,7 @@ import pytest
 
 from byok_tui.paths import app_paths
 from tests.support.cli import run_cli
-from tests.support.provider_server import ProviderServer, Reply, sse
+from tests.support.provider_server import ProviderServer, Reply, openai_reply, sse
 
 KEY = "gsk_" + "C" * 52
 
@@ -17,14 +17,8 @@ def groq_env(server: ProviderServer) -> dict[str, str]:
     return {"BYOK_TUI_GROQ_BASE_URL": f"{server.base_url}/openai/v1", "GROQ_API_KEY": KEY}
 
 
-def reply(*pieces: str) -> Reply:
-    chunks = [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
-    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    return Reply(steps=sse(*chunks, done=True))
-
-
 def test_ask_streams_the_reply_to_standard_output(server: ProviderServer) -> None:
-    server.reply_with(reply("One ", "plus one ", "is two."))
+    server.reply_with(openai_reply("One ", "plus one ", "is two."))
     result = run_cli(
         "ask", "-p", "groq", "--system", "Be brief.", "What", "is", "1+1?", env=groq_env(server)
     )
@@ -37,7 +31,7 @@ def test_ask_streams_the_reply_to_standard_output(server: ProviderServer) -> Non
 
 
 def test_ask_reads_the_prompt_from_standard_input(server: ProviderServer) -> None:
-    server.reply_with(reply("ok"))
+    server.reply_with(openai_reply("ok"))
     result = run_cli(
         "ask",
         "-p",
@@ -218,11 +212,11 @@ def test_models_of_every_provider_succeeds_when_ollama_is_not_running_and_says_s
 def test_a_reply_the_terminals_encoding_cannot_hold_is_printed_not_a_crash() -> None:
     """PYTHONIOENCODING=cp1252 (a Windows console, an old locale): the emoji becomes '?',
     the exit status says the reply completed, and no traceback is printed."""
-    from tests.support.provider_server import openai_answer, provider_server
+    from tests.support.provider_server import openai_reply, provider_server
 
     run_cli("keys", "set", "openai", stdin="sk-proj-" + "C" * 60)
     with provider_server() as server:
-        server.reply_with(openai_answer("Done \U0001f389 café"))
+        server.reply_with(openai_reply("Done \U0001f389 café"))
         env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1", "PYTHONIOENCODING": "cp1252"}
         result = run_cli("ask", "-p", "openai", "hi", env=env, encoding="cp1252")
     assert result.returncode == 0, result.stderr

@@ -22,7 +22,7 @@ from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import error_texts, make_app, send, settle, user_messages, wait_for
 from tests.support.provider_client import base_for, chat, client_for, collect
-from tests.support.provider_server import ProviderServer, Reply, sse
+from tests.support.provider_server import ProviderServer, openai_reply
 
 GROQ_KEY = FAKE_KEYS["groq"]
 ANTHROPIC_KEY = FAKE_KEYS["anthropic"]
@@ -68,12 +68,7 @@ def test_ask_refuses_an_out_of_range_setting_with_exit_2_and_sends_nothing(
 
 
 def test_ask_sends_the_max_tokens_given_as_it_is(server: ProviderServer) -> None:
-    chunks = sse(
-        {"choices": [{"index": 0, "delta": {"content": "ok"}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-        done=True,
-    )
-    server.reply_with(Reply(steps=chunks))
+    server.reply_with(openai_reply("ok"))
     result = run_cli("ask", "-p", "groq", "--max-tokens", "7", "hi", env=groq_env(server))
     assert result.returncode == 0, result.stderr
     assert server.requests[0].json[get_provider("groq").token_param] == 7

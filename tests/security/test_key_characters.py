@@ -18,7 +18,7 @@ from byok_tui.services import open_services, open_store
 from byok_tui.widgets.key_field import KeyField
 from tests.support.cli import run_cli
 from tests.support.pilot import chat, error_texts, make_app, send, settle, type_into, wait_for
-from tests.support.provider_server import openai_answer, provider_server
+from tests.support.provider_server import openai_reply, provider_server
 
 HEAD, TAIL = "sk-ant-api03-", "WHOLEKEY" + "x" * 40
 WITH_ZWSP = HEAD + "\u200b" + TAIL  # character 14 is the invisible one
@@ -123,7 +123,7 @@ async def test_a_stored_key_with_such_a_character_is_an_invalid_key_error_not_a_
     store_raw_key(key)
     open_store(open_services()).default_bot("openai", "gpt-5.5")
     with provider_server() as server:
-        server.reply_with(openai_answer("never"))
+        server.reply_with(openai_reply("never"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -143,7 +143,7 @@ async def test_a_stored_key_with_such_a_character_is_an_invalid_key_error_not_a_
 def test_ask_with_such_a_stored_key_exits_4_with_one_line_and_no_request() -> None:
     store_raw_key("sk-proj-" + "\u200b" + "Z" * 60)
     with provider_server() as server:
-        server.reply_with(openai_answer("never"))
+        server.reply_with(openai_reply("never"))
         env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
         result = run_cli("ask", "-p", "openai", "hi", env=env)
         assert server.requests == []

@@ -17,19 +17,10 @@ from byok_tui.storage.share import encode_bot_link
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for
-from tests.support.provider_server import Reply, provider_server, sse
+from tests.support.provider_server import Reply, openai_reply, provider_server
 
 GLOBAL_KEYS = {p: k for p, k in FAKE_KEYS.items() if p != "openai"}
 ALL_KEYS = (*GLOBAL_KEYS.values(), PER_BOT_KEY, ENV_KEY)
-
-
-def done(text: str = "ok") -> Reply:
-    return Reply(
-        steps=sse(
-            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]},
-            done=True,
-        )
-    )
 
 
 def set_every_kind_of_key() -> None:
@@ -42,7 +33,7 @@ def set_every_kind_of_key() -> None:
 def test_no_file_but_the_key_store_and_the_bots_k_field_holds_a_key(tmp_path: Path) -> None:
     set_every_kind_of_key()
     with provider_server() as server:
-        server.reply_with(done(f"echo of {FAKE_KEYS['groq']}?"))
+        server.reply_with(openai_reply(f"echo of {FAKE_KEYS['groq']}?"))
         env = {
             "BYOK_TUI_GROQ_BASE_URL": f"{server.base_url}/openai/v1",
             "BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1",
@@ -90,7 +81,7 @@ def test_no_file_but_the_key_store_and_the_bots_k_field_holds_a_key(tmp_path: Pa
 def test_a_crash_inside_a_provider_call_prints_and_saves_no_key() -> None:
     set_every_kind_of_key()
     with provider_server() as server:
-        server.reply_with(done())
+        server.reply_with(openai_reply())
         env = dict(os.environ, BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
         result = subprocess.run(
             [
@@ -125,7 +116,7 @@ def test_a_key_goes_only_to_its_own_providers_server() -> None:
             pid: stack.enter_context(provider_server()) for pid in ("openai", "groq", "mistral")
         }
         for server in servers.values():
-            server.reply_with(done())
+            server.reply_with(openai_reply())
         env = {
             "BYOK_TUI_OPENAI_BASE_URL": f"{servers['openai'].base_url}/v1",
             "BYOK_TUI_GROQ_BASE_URL": f"{servers['groq'].base_url}/openai/v1",
@@ -146,7 +137,7 @@ def test_a_key_goes_only_to_its_own_providers_server() -> None:
 def test_an_imported_bot_cannot_send_a_key_to_its_own_host() -> None:
     set_every_kind_of_key()
     with provider_server() as evil, provider_server() as real:
-        real.reply_with(done())
+        real.reply_with(openai_reply())
         payload = BotConfig("Trojan", "groq", "llama-3.3-70b-versatile")
         link = encode_bot_link(payload)
         import base64
@@ -185,7 +176,7 @@ def test_no_key_is_ever_on_a_command_line() -> None:
 async def test_the_clipboard_and_the_title_never_carry_a_key() -> None:
     run_cli("keys", "set", "openai", stdin=FAKE_KEYS["openai"])
     with provider_server() as server:
-        server.reply_with(done(f"you sent {FAKE_KEYS['openai']}"))
+        server.reply_with(openai_reply(f"you sent {FAKE_KEYS['openai']}"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -236,7 +227,7 @@ async def test_a_key_in_a_first_message_is_not_kept_as_its_conversations_title()
     key = FAKE_KEYS["openai"]
     run_cli("keys", "set", "openai", stdin=key)
     with provider_server() as server:
-        server.reply_with(done())
+        server.reply_with(openai_reply())
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
@@ -260,7 +251,7 @@ async def test_a_key_in_a_first_message_is_not_kept_as_its_conversations_title()
 def test_a_key_in_an_asked_prompt_is_not_kept_as_its_title() -> None:
     key = FAKE_KEYS["groq"]  # shaped like a key, but stored nowhere: only its shape tells
     with provider_server() as server:
-        server.reply_with(done())
+        server.reply_with(openai_reply())
         env = {
             "BYOK_TUI_GROQ_BASE_URL": f"{server.base_url}/openai/v1",
             "GROQ_API_KEY": "gsk_" + "e" * 52,
@@ -306,12 +297,7 @@ def echo_split(key: str, before: str = "your key is ", after: str = ", right?") 
     """A reply that echoes `key` cut across three streamed pieces."""
     cut = len(key) // 3
     texts = [before + key[:cut], key[cut : 2 * cut], key[2 * cut :] + after]
-    return Reply(
-        steps=[
-            *sse(*({"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts)),
-            *sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, done=True),
-        ]
-    )
+    return openai_reply(*texts)
 
 
 def test_ask_never_prints_a_key_the_reply_echoes_even_split_across_pieces() -> None:

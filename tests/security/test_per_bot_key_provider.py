@@ -15,7 +15,7 @@ from byok_tui.storage.db import APPLICATION_ID, MIGRATIONS
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
-from tests.support.provider_server import openai_answer, provider_server
+from tests.support.provider_server import openai_reply, provider_server
 
 GROQ_KEY = FAKE_KEYS["groq"]
 MISTRAL_KEY = FAKE_KEYS["mistral"]
@@ -62,7 +62,7 @@ async def test_switching_provider_in_the_pane_never_sends_the_key_and_asks_about
 
     open_key_store(app_paths()).set(entry_name("mistral"), MISTRAL_KEY)
     with provider_server() as server:
-        server.reply_with(openai_answer("from mistral"))
+        server.reply_with(openai_reply("from mistral"))
         app = make_app(BYOK_TUI_MISTRAL_BASE_URL=f"{server.base_url}/v1")
         async with app.run_test(size=(140, 44)) as pilot:
             await settle(pilot)

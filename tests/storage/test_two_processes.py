@@ -17,7 +17,7 @@ from byok_tui.paths import app_paths
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.pilot import CLOSED_PORT
-from tests.support.provider_server import Reply, Seen, openai_answer, provider_server
+from tests.support.provider_server import Reply, Seen, openai_reply, provider_server
 
 pytestmark = pytest.mark.serial  # timed against real processes: alone, not beside others
 
@@ -25,7 +25,7 @@ KEY = "sk-proj-" + "T" * 60
 
 
 def answer(_request: Seen) -> Reply:
-    return openai_answer("noted")
+    return openai_reply("noted")
 
 
 class AppProcess:

@@ -133,11 +133,15 @@ def provider_server(
         server.server_close()
 
 
-def openai_answer(text: str) -> Reply:
-    """A whole OpenAI-compatible streamed answer: `text` in one piece, then the stop."""
-    return Reply(
-        steps=sse(
-            {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]},
-            done=True,
-        )
-    )
+def openai_reply(*pieces: str, finish: bool = True, pause: float = 0.0) -> Reply:
+    """An OpenAI-compatible streamed answer, the one builder the tests use: a chunk per piece
+    (`pause` seconds apart), then the stop and `[DONE]`; `finish=False` ends without them, as
+    a cut stream does."""
+    steps: list[bytes | float] = []
+    for piece in pieces or ("ok",):
+        steps += sse({"choices": [{"index": 0, "delta": {"content": piece}}]})
+        if pause:
+            steps.append(pause)
+    if finish:
+        steps += sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, done=True)
+    return Reply(steps=steps)
