@@ -12,7 +12,8 @@ import asyncio
 import gc
 import os
 import sys
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +112,8 @@ class ByokApp(App[None]):
         self._overview = overview
         self._crash_dir = crash_dir or app_paths(self._environ).crash_dir
         self.crash_report: str | None = None
+        # What countdowns (a rate limit's retry) read; a test sets its own before the run.
+        self.clock: Callable[[], float] = time.monotonic
         self.failure: str | None = None  # why the app could not open, printed after it ends
 
     @property
@@ -147,7 +150,7 @@ class ByokApp(App[None]):
         start = self.screen_stack[0]
         typed = start.typed if isinstance(start, StartScreen) else ""
         # Pushed over the start screen: Textual cannot switch away from the default screen.
-        await self.push_screen(ChatScreen(data, self._overview, typed=typed))
+        await self.push_screen(ChatScreen(data, self._overview, typed=typed, clock=self.clock))
         _freeze_heap_once()
 
     def on_write_failed(self, message: WriteFailed) -> None:

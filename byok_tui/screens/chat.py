@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from textual import on, work
@@ -50,9 +52,17 @@ class ChatScreen(Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = textual_bindings(CHAT_KEYS)
 
-    def __init__(self, data: AppData, overview: KeyOverview | None = None, typed: str = "") -> None:
+    def __init__(
+        self,
+        data: AppData,
+        overview: KeyOverview | None = None,
+        typed: str = "",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self.data = data
+        self._clock = clock  # what the column's countdowns read (tests move it on)
         self.state: ChatState | None = None
         self._first_overview = overview
         self._typed_while_starting = typed
@@ -71,7 +81,7 @@ class ChatScreen(Screen[None]):
         yield Header()
         with Horizontal(id="body"):
             yield Sidebar(id="sidebar")
-            yield ChatColumn(self.data, id="centre")
+            yield ChatColumn(self.data, clock=self._clock, id="centre")
             # The config pane (selects, text area, inputs) is mounted just after this screen's
             # first frame, so that the transcript and composer show sooner.
         yield Footer()

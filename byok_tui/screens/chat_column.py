@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -398,9 +399,9 @@ class ChatColumn(Vertical):
             self._start_send(None)  # the rate limit's wait is over: try once more
             return
         if self._retry_at > now:
-            activity.show_retry_countdown(int(self._retry_at - now) + 1)
+            activity.show_retry_countdown(math.ceil(self._retry_at - now))
         elif self._wait_until > now:
-            activity.show_rate_wait(int(self._wait_until - now) + 1)
+            activity.show_rate_wait(math.ceil(self._wait_until - now))
         elif self.busy:
             doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"
             activity.show_working(doing, 1 + int((now - self._activity_started) * 2) % 3)

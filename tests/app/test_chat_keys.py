@@ -13,6 +13,7 @@ from byok_tui.services import AppContext, open_services
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.key_field import KeyField
 from tests.support.pilot import (
+    FakeClock,
     choose,
     error_texts,
     make_app,
@@ -154,24 +155,30 @@ async def test_no_key_shows_the_error_block_sends_nothing_and_keeps_the_message(
 
 
 async def test_a_429_counts_down_then_retries_by_itself() -> None:
+    """The provider's own wait (Retry-After: 30) is counted down, then the message is sent
+    once more without the user doing anything; not a moment before the wait is over."""
     open_key_store(app_paths()).set(entry_name("openai"), FIRST)
     limited = Reply(
         429,
-        {"content-type": "application/json", "retry-after": "1"},
+        {"content-type": "application/json", "retry-after": "30"},
         [b'{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}'],
     )
     with provider_server() as server:
         server.reply_with(limited, openai_reply("after the wait"))
         app = make_app(**openai_env(server))
+        app.clock = clock = FakeClock()
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "busy?")
-            await wait_for(
-                pilot,
-                lambda: (
-                    "Rate limited · retry in" in str(app.screen.query_one("#activity").render())
-                ),
-            )
+
+            def activity() -> str:
+                return str(app.screen.query_one("#activity").render())
+
+            await wait_for(pilot, lambda: "Rate limited · retry in 30 s" in activity())
             assert "Rate limit reached" in error_texts(app)[0]
-            await wait_for(pilot, lambda: replies(app)[-1:] == ["after the wait"], timeout=15)
+            clock.advance(20)
+            await wait_for(pilot, lambda: "retry in 10 s" in activity())
+            assert len(server.requests) == 1  # still waiting
+            clock.advance(10)
+            await wait_for(pilot, lambda: replies(app)[-1:] == ["after the wait"])
         assert len(server.requests) == 2

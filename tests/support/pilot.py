@@ -120,3 +120,17 @@ async def wheel(pilot: Pilot[None], widget: Widget, *, up: bool = True) -> None:
 def replying(app: ByokApp) -> bool:
     """A reply is on its way (or its message waits for the conversation to open)."""
     return chat(app).query_one(ChatColumn).busy
+
+
+class FakeClock:
+    """A clock a test moves on by hand (`app.clock = FakeClock()`): countdowns read it, so a
+    test of a 30-second wait takes no 30 seconds."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
