@@ -55,11 +55,6 @@ class SerialWriter:
                 if on_error is not None:
                     on_error(error)
 
-    @property
-    def idle(self) -> bool:
-        """True when no write is queued or running (checked without waiting)."""
-        return self._idle.is_set()
-
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Block until every submitted write has run (True), or the timeout passed."""
         return self._idle.wait(timeout)

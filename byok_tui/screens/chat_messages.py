@@ -1,4 +1,5 @@
-"""Messages the chat screen's workers post: typed results of service calls."""
+"""Messages the chat screen's and the conversation column's workers post: typed results of
+service calls, and what a reply brings as it streams."""
 
 from __future__ import annotations
 
