@@ -132,12 +132,11 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
         # Text counts as on screen when a frame drawn after it was handed to the transcript
         # shows the transcript scrolled to its end, where the newest text is.
         handed: list[float] = []
-        original_flush = ReplyView._flush
+        original_append = ReplyView.append_text
 
-        def timed_flush(self: ReplyView) -> None:
-            if self._pending_text or self._pending_reasoning:  # text is handed over
-                handed.append(time.perf_counter())
-            original_flush(self)
+        def timed_append(self: ReplyView, text: str) -> None:
+            handed.append(time.perf_counter())  # text is handed over
+            original_append(self, text)
 
         painted: list[float] = []
         original_paint = Screen._compositor_refresh
@@ -158,7 +157,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
         def painted_after(moment: float) -> float | None:
             return next((when for when in painted if when > moment), None)
 
-        ReplyView._flush = timed_flush  # type: ignore[method-assign]
+        ReplyView.append_text = timed_append  # type: ignore[method-assign]
         Screen._compositor_refresh = timed_paint  # type: ignore[method-assign]
         ChatColumn.on_reply_ended = timed_end  # type: ignore[method-assign]
         firsts: list[float] = []
@@ -199,7 +198,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
                         stalls.append(monitor.longest)
                         await workers_done(app)
         finally:
-            ReplyView._flush = original_flush  # type: ignore[method-assign]
+            ReplyView.append_text = original_append  # type: ignore[method-assign]
             Screen._compositor_refresh = original_paint  # type: ignore[method-assign]
             ChatColumn.on_reply_ended = original_end  # type: ignore[method-assign]
     first, last = statistics.median(firsts), statistics.median(lasts)

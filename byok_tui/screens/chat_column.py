@@ -15,7 +15,6 @@ open; one that could not be saved goes back where it was typed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -25,7 +24,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
@@ -37,17 +35,16 @@ from byok_tui.records import Conversation
 from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
+    ReplyDone,
     ReplyEnded,
-    ReplyEvent,
     ReplyFailed,
     ReplyOpened,
-    ReplyText,
-    ReplyTextReady,
 )
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.composer import Composer
-from byok_tui.widgets.transcript import ReplyView, Transcript, reply_meta
+from byok_tui.widgets.reply_stream import ReplyStream
+from byok_tui.widgets.transcript import Transcript, reply_meta
 
 YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
 YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle
@@ -79,15 +76,13 @@ class ChatColumn(Vertical):
         self._clock = clock
         self._bot_id: int | None = None  # None until a bot has been opened
         self._conversation: Conversation | None = None  # None: the next message starts one
-        self._reply: ReplyView | None = None
+        self._stream = ReplyStream(self)  # the reply in progress (or the last one)
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
         self._send: Worker[None] | None = None
         self._activity_started = 0.0
         self._wait_until = 0.0
         self._retry_at = 0.0  # when a rate-limited message is sent again by itself
         self._retried_after_limit = False
-        self._incoming = ReplyText()
-        self._first_words_drawn: asyncio.Event | None = None  # set once they are on screen
         # Set while what is shown is what the user asked for; cleared while a conversation
         # (or the bot's config) is being read: a message sent then waits.
         self._ready = asyncio.Event()
@@ -212,6 +207,7 @@ class ChatColumn(Vertical):
 
     def _start_send(self, text: str | None) -> None:
         self._activity_started = self._clock()
+        self._stream = ReplyStream(self)  # the reply this send brings
         self._send = self._send_worker(text)
         self._tick_activity()  # at once, not at the next half-second tick
 
@@ -247,6 +243,7 @@ class ChatColumn(Vertical):
             self.post_message(ReplyEnded())
             return
         stopped = False
+        stream = self._stream
         slice_started = time.perf_counter()
         first_words = True
         unopened: list[str] = []  # the reply's meta line, until the reply is shown
@@ -271,13 +268,11 @@ class ChatColumn(Vertical):
                     unopened.append(reply_meta(bot.config.provider, bot.config.model, source))
                 else:
                     open_reply()  # no-op unless the request was never reported as sent
-                    self._forward(event)
+                    self._forward(stream, event)
                     if first_words and isinstance(event, TextDelta | ReasoningDelta):
                         # The first words go on screen before anything else is parsed.
                         first_words = False
-                        drawn = self._first_words_drawn = asyncio.Event()
-                        with contextlib.suppress(TimeoutError):
-                            await asyncio.wait_for(drawn.wait(), FIRST_WORDS_WAIT)
+                        await stream.first_words_drawn(FIRST_WORDS_WAIT)
                         slice_started = time.perf_counter()
         except ByokError as error:
             if error.kind is ErrorKind.STORAGE:  # the message may not be stored: give it back
@@ -292,64 +287,26 @@ class ChatColumn(Vertical):
         finally:
             self.post_message(ReplyEnded(stopped))
 
-    def _forward(self, event: StreamEvent) -> None:
-        if isinstance(event, TextDelta | ReasoningDelta):
-            was_empty = self._incoming.empty
-            (
-                self._incoming.text if isinstance(event, TextDelta) else self._incoming.reasoning
-            ).append(event.text)
-            if was_empty:
-                self.post_message(ReplyTextReady())
+    def _forward(self, stream: ReplyStream, event: StreamEvent) -> None:
+        if isinstance(event, RateLimitWait):
+            self._wait_until = self._clock() + event.seconds  # the activity line counts down
             return
-        if not self._incoming.empty:
-            self.post_message(ReplyTextReady())  # text first, then what follows it
-        self.post_message(ReplyEvent(event))
+        self._wait_until = 0.0
+        if isinstance(event, TextDelta):
+            stream.write_text(event.text)
+        elif isinstance(event, ReasoningDelta):
+            stream.write_reasoning(event.text)
+        elif isinstance(event, Done):
+            self.post_message(ReplyDone())
 
     # The reply on screen --------------------------------------------------------------------
 
-    def on_reply_text_ready(self, _message: ReplyTextReady) -> None:
-        self._show_incoming()
-
-    def _show_incoming(self, *, final: bool = False) -> None:
-        """Give the reply what arrived; `final`: all of it (the reply has ended)."""
-        text, reasoning = self._incoming.take(final=final)
-        if self._reply is None:
-            return
-        self._wait_until = 0.0
-        if reasoning:
-            self._reply.append_reasoning(reasoning)
-        if text:
-            self._reply.append_text(text)
-        if self._first_words_drawn is not None:
-            self._when_drawn(self._reply, self._first_words_drawn)
-            self._first_words_drawn = None
-
-    def _when_drawn(self, reply: ReplyView, drawn: asyncio.Event) -> None:
-        """Set `drawn` once the next layout has drawn what `reply` was just given."""
-        signal = self.screen.screen_layout_refresh_signal
-        if not reply.is_running:  # not started yet: nothing to wait for
-            drawn.set()
-            return
-
-        def laid_out(_screen: Screen[object]) -> None:
-            signal.unsubscribe(reply)
-            drawn.set()
-
-        signal.subscribe(reply, laid_out, immediate=True)
-
     def on_reply_opened(self, message: ReplyOpened) -> None:
         self._echo()
-        self._reply = self.query_one(Transcript).start_reply(message.meta)
+        self._stream.show_in(self.query_one(Transcript).start_reply(message.meta))
 
-    def on_reply_event(self, message: ReplyEvent) -> None:
-        event, reply = message.event, self._reply
-        if isinstance(event, RateLimitWait):
-            self._wait_until = self._clock() + event.seconds
-            return
-        self._wait_until = 0.0
-        if reply is not None and isinstance(event, Done):
-            self._show_incoming(final=True)
-            reply.finish()
+    def on_reply_done(self, _message: ReplyDone) -> None:
+        self._stream.flush(final=True)  # the whole reply is on screen
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
         self._echo()  # the message first, then what became of it
@@ -357,9 +314,10 @@ class ChatColumn(Vertical):
         composer = self.query_one(Composer)
         if message.unsent and not composer.text:
             composer.text = message.unsent  # it could not be saved: keep it where it was typed
-        if self._reply is not None and not (self._reply.content or self._reply.reasoning):
-            await self._reply.remove()  # nothing arrived: the error block says it all
-            self._reply = None
+        self._stream.flush(final=True)  # what arrived before the error is shown
+        reply = self._stream.view
+        if reply is not None and not (reply.content or reply.reasoning):
+            await reply.remove()  # nothing arrived: the error block says it all
         said = error.provider_message if isinstance(error, ProviderError) else None
         self.query_one(Transcript).add_error(
             error.message, f"{error.remedy} Press ctrl+r to retry.", said
@@ -378,12 +336,10 @@ class ChatColumn(Vertical):
 
     def on_reply_ended(self, message: ReplyEnded) -> None:
         self._echo()
-        self._show_incoming(final=True)  # what arrived before the end is shown
-        reply, self._reply = self._reply, None
-        if reply is not None:
-            reply.finish()
-            if message.stopped:
-                reply.mark_stopped()
+        self._stream.flush(final=True)  # what arrived before the end is shown
+        reply = self._stream.view
+        if reply is not None and message.stopped:
+            reply.mark_stopped()
         self._wait_until = 0.0
         self._activity_started = 0.0
         self._tick_activity()

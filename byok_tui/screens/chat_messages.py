@@ -9,8 +9,6 @@ from textual.message import Message
 
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.providers.types import StreamEvent
-from byok_tui.redaction import StreamRedactor
 
 
 @dataclass
@@ -49,45 +47,11 @@ class BotDeleted(Message):
     name: str
 
 
-class ReplyText:
-    """Reply text the send worker has received and the screen has not shown yet.
-
-    The worker appends; it posts `ReplyTextReady` only when the buffer was empty, so however
-    fast tokens arrive there is at most one message per batch (one per token starved the
-    event loop on a 5,000-token reply). What is taken has the user's keys replaced, even a
-    key cut across two batches: a model that echoes a key never puts it on screen.
-    """
-
-    def __init__(self) -> None:
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self._shown = (StreamRedactor(), StreamRedactor())  # text, reasoning
-
-    @property
-    def empty(self) -> bool:
-        return not self.text and not self.reasoning
-
-    def take(self, *, final: bool = False) -> tuple[str, str]:
-        """What can be shown now; `final`: all of it, at the end of the reply."""
-        shown_text, shown_reasoning = self._shown
-        text = shown_text.feed("".join(self.text))
-        reasoning = shown_reasoning.feed("".join(self.reasoning))
-        self.text, self.reasoning = [], []
-        if final:
-            text, reasoning = text + shown_text.flush(), reasoning + shown_reasoning.flush()
-        return text, reasoning
-
-
 # What the send worker hands to the conversation column: handled there, not bubbled up.
 
 
-class ReplyTextReady(Message, bubble=False):
-    """Text arrived (ReplyText holds it): one message per batch, however fast it comes."""
-
-
-@dataclass
-class ReplyEvent(Message, bubble=False):
-    event: StreamEvent
+class ReplyDone(Message, bubble=False):
+    """The provider said the reply is complete (it is being saved)."""
 
 
 @dataclass

@@ -7,26 +7,21 @@ Markdown renderable (which has no markup).
 
 from __future__ import annotations
 
-from time import monotonic
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
-from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.records import Message as StoredMessage
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
+from byok_tui.widgets.markdown_text import MarkdownText
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
-FRAME_SECONDS = 1 / 20
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
-BURST_FRAME_SECONDS = 1 / 7  # while catching up with a burst: fewer, larger batches
 
 
 def reply_meta(provider: str | None, model: str | None, key_source: str | None) -> str:
@@ -106,11 +101,6 @@ class ReplyView(Vertical, can_focus=True):
         self.content = strip_terminal_controls(content)
         self.reasoning = strip_terminal_controls(reasoning)
         self._meta = meta
-        self._pending_text: list[str] = []
-        self._pending_reasoning: list[str] = []
-        self._flush_timer: Timer | None = None
-        self._last_flush = 0.0
-        self._last_flush_chars = 0
 
     def compose(self) -> ComposeResult:
         if self.reasoning:
@@ -135,53 +125,20 @@ class ReplyView(Vertical, can_focus=True):
         self.set_class(partial, "partial")
 
     def append_text(self, text: str) -> None:
-        """Queue reply text; it reaches the screen at most once a frame."""
+        """Add reply text; a stream hands it over at most once a frame (ReplyStream)."""
         self.content += text
-        self._pending_text.append(text)
-        self._schedule_flush()
+        if self.children:  # not composed yet: compose shows all the text so far
+            self.query_one(".body", MarkdownText).append(text)
 
     def append_reasoning(self, text: str) -> None:
         self.reasoning += text
-        self._pending_reasoning.append(text)
-        self._schedule_flush()
-
-    def _schedule_flush(self) -> None:
-        # Batching matters: rendering each token on its own cannot keep up with a fast stream.
-        # The first text after a quiet spell goes out at once; the rest at most once a frame.
-        if self._flush_timer is not None:
+        if not self.children:
             return
-        frame = BURST_FRAME_SECONDS if self._last_flush_chars >= BURST_CHARS else FRAME_SECONDS
-        wait = self._last_flush + frame - monotonic()
-        if wait > 0:
-            self._flush_timer = self.set_timer(wait, self._flush)
-        else:
-            # Not a zero-delay timer: Textual's timer divides by its interval.
-            self._flush()
-
-    def _flush(self) -> None:
-        self._flush_timer = None
-        if not (self._pending_text or self._pending_reasoning):
-            return
-        self._last_flush = monotonic()
-        self._last_flush_chars = sum(map(len, self._pending_text + self._pending_reasoning))
-        if not self.children:  # not composed yet: compose shows all the text so far
-            self._pending_text, self._pending_reasoning = [], []
-            return
-        if self._pending_reasoning:
-            text, self._pending_reasoning = "".join(self._pending_reasoning), []
-            shown = self.query(".reasoning")
-            if shown:
-                shown.first(MarkdownText).append(text)
-            else:  # the first reasoning of this reply: the view shows all of it so far
-                self.mount(self._reasoning_view(), before=self.query_one(".body"))
-        if self._pending_text:
-            text, self._pending_text = "".join(self._pending_text), []
-            self.query_one(".body", MarkdownText).append(text)
-
-    def finish(self) -> None:
-        if self._flush_timer is not None:
-            self._flush_timer.stop()
-        self._flush()
+        shown = self.query(".reasoning")
+        if shown:
+            shown.first(MarkdownText).append(text)
+        else:  # the first reasoning of this reply: the view shows all of it so far
+            self.mount(self._reasoning_view(), before=self.query_one(".body"))
 
 
 class Transcript(VerticalScroll):

@@ -85,7 +85,6 @@ async def test_a_short_conversation_starts_at_the_top() -> None:
         transcript.add_user("Hi")
         reply = transcript.start_reply("openai · gpt")
         reply.append_text("Hello!")
-        reply.finish()
         await pilot.pause()
         assert transcript.scroll_y == 0
         assert transcript.query_one(ReplyView).region.y < 8, "not pushed to the bottom"
@@ -102,7 +101,6 @@ async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read(
         await pilot.pause()
         for _ in range(3):
             reply.append_text(paragraph * (BURST_CHARS // len(paragraph) + 1))
-            reply.finish()
         await pilot.pause()
         body = reply.query_one(MarkdownText)
         assert any(part.deferred for part in body.frozen), "the burst left parts to render later"

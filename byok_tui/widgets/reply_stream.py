@@ -1,0 +1,121 @@
+"""The one buffer between the send worker and the reply on screen.
+
+The worker writes what arrives; the text reaches the reply view at most once a frame (the first
+text after a quiet spell at once), joined. Rendering each token on its own cannot keep up with
+a fast stream: a message or a render per token starved the event loop on a 5,000-token reply.
+
+What is shown has the user's keys replaced, even a key cut across two writes: a model that
+echoes a key never puts it on screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from time import monotonic
+
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+
+from byok_tui.redaction import StreamRedactor
+from byok_tui.widgets.markdown_text import BURST_CHARS
+from byok_tui.widgets.transcript import ReplyView
+
+FRAME_SECONDS = 1 / 20
+BURST_FRAME_SECONDS = 1 / 7  # while catching up with a burst: fewer, larger batches
+
+
+class ReplyStream:
+    """Accumulates a reply's text and reasoning, and flushes them to its view once a frame.
+
+    Text written before the view exists waits for `show_in`.
+    """
+
+    def __init__(self, owner: Widget) -> None:
+        self._owner = owner  # whose timers pace the flushes
+        self._view: ReplyView | None = None
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._redactors = (StreamRedactor(), StreamRedactor())  # text, reasoning
+        self._flush_due = False
+        self._timer: Timer | None = None
+        self._last_flush = 0.0
+        self._last_flush_chars = 0
+        self._first_drawn = asyncio.Event()
+        self._watching_first = False
+
+    @property
+    def view(self) -> ReplyView | None:
+        return self._view
+
+    def show_in(self, view: ReplyView) -> None:
+        """The reply is on screen: what was written so far goes to it."""
+        self._view = view
+        self._schedule()
+
+    def write_text(self, text: str) -> None:
+        self._text.append(text)
+        self._schedule()
+
+    def write_reasoning(self, text: str) -> None:
+        self._reasoning.append(text)
+        self._schedule()
+
+    async def first_words_drawn(self, timeout: float) -> None:
+        """Wait (at most `timeout`) until a frame shows the reply's first words."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._first_drawn.wait(), timeout)
+
+    def _schedule(self) -> None:
+        if self._flush_due or self._view is None or not (self._text or self._reasoning):
+            return
+        self._flush_due = True
+        frame = BURST_FRAME_SECONDS if self._last_flush_chars >= BURST_CHARS else FRAME_SECONDS
+        wait = self._last_flush + frame - monotonic()
+        if wait > 0:
+            self._timer = self._owner.set_timer(wait, self.flush)
+        else:
+            # After the writer's turn, so that what arrives in the same read goes out together
+            # (not a zero-delay timer: Textual's timer divides by its interval).
+            self._owner.call_later(self.flush)
+
+    def flush(self, *, final: bool = False) -> None:
+        """Show what was written; `final`: all of it, keys held back included (the reply ended)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._flush_due = False
+        view = self._view
+        if view is None:
+            return
+        shown_text, shown_reasoning = self._redactors
+        text = shown_text.feed("".join(self._text))
+        reasoning = shown_reasoning.feed("".join(self._reasoning))
+        self._text, self._reasoning = [], []
+        if final:
+            text, reasoning = text + shown_text.flush(), reasoning + shown_reasoning.flush()
+        if not (text or reasoning):
+            return
+        self._last_flush = monotonic()
+        self._last_flush_chars = len(text) + len(reasoning)
+        if reasoning:
+            view.append_reasoning(reasoning)
+        if text:
+            view.append_text(text)
+        if not self._watching_first:
+            self._watching_first = True
+            self._when_drawn(view)
+
+    def _when_drawn(self, view: ReplyView) -> None:
+        """Note when the next layout has drawn what `view` was just given."""
+        if not view.is_running:  # not started yet: nothing to wait for
+            self._first_drawn.set()
+            return
+        signal = view.screen.screen_layout_refresh_signal
+
+        def laid_out(_screen: Screen[object]) -> None:
+            signal.unsubscribe(view)
+            self._first_drawn.set()
+
+        signal.subscribe(view, laid_out, immediate=True)
