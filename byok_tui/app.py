@@ -29,7 +29,7 @@ from byok_tui.compat import stop_after_crash
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
-from byok_tui.keys.overview import key_overview
+from byok_tui.keys.overview import KeySnapshot, read_keys
 from byok_tui.paths import app_paths, ensure_private_dir
 from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
@@ -45,17 +45,17 @@ _heap_frozen = False
 
 def _open_context(
     services: Services | None, environ: Mapping[str, str]
-) -> tuple[AppContext, KeyOverview | None]:
+) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
     """Open the database and clients and load the chat screen's modules (in a thread); and
     the key store, with every key read, when that was left until after the first frame."""
     import byok_tui.screens.chat  # noqa: F401  (the import is most of the work)
     from byok_tui.services import AppContext
 
-    overview = None
+    keys_read = None
     if services is None:
         services = open_services(environ)
-        overview = key_overview(providers(), services.keys, services.environ)
-    return AppContext.open(services), overview
+        keys_read = read_keys(providers(), services.keys, services.environ)
+    return AppContext.open(services), keys_read
 
 
 # Objects allocated between two collections of the youngest generation (Python's default is
@@ -96,7 +96,7 @@ class ByokApp(App[None]):
         self,
         services: Services | None,
         *,
-        overview: KeyOverview | None = None,
+        keys_read: tuple[KeyOverview, KeySnapshot] | None = None,
         environ: Mapping[str, str] | None = None,
         crash_dir: Path | None = None,
     ) -> None:
@@ -109,7 +109,7 @@ class ByokApp(App[None]):
         self._environ = os.environ if environ is None else environ
         self._opened: AppContext | None = None
         self._data: AppData | None = None
-        self._overview = overview
+        self._keys_read = keys_read  # what the first frame and the first chat state show
         self._crash_dir = crash_dir or app_paths(self._environ).crash_dir
         self.crash_report: str | None = None
         # What countdowns (a rate limit's retry) read; a test sets its own before the run.
@@ -124,22 +124,25 @@ class ByokApp(App[None]):
         return self._opened
 
     def get_default_screen(self) -> Screen[None]:
-        return StartScreen(self._overview)
+        return StartScreen(self._keys_read[0] if self._keys_read else None)
 
     async def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
         # Awaited in the app's own handler: keys pressed meanwhile wait in the app's queue and
         # reach the composer once the chat screen is up.
         try:
-            opened, overview = await asyncio.to_thread(_open_context, self._services, self._environ)
+            opened, keys_read = await asyncio.to_thread(
+                _open_context, self._services, self._environ
+            )
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
             self.failure = f"byok-tui: {error.one_line()}"
             self.exit(return_code=1)
             return
-        self._opened, self._overview = opened, self._overview or overview
+        self._opened = opened
+        keys_read = self._keys_read or keys_read
         from byok_tui.app_data import AppData
         from byok_tui.screens.chat import ChatScreen
 
-        data = self._data = AppData(opened)
+        data = self._data = AppData(opened, keys_read)
 
         # From the writer's thread, without waiting for the UI (which may be waiting for it).
         def tell(said: str) -> None:
@@ -150,7 +153,8 @@ class ByokApp(App[None]):
         start = self.screen_stack[0]
         typed = start.typed if isinstance(start, StartScreen) else ""
         # Pushed over the start screen: Textual cannot switch away from the default screen.
-        await self.push_screen(ChatScreen(data, self._overview, typed=typed, clock=self.clock))
+        overview = keys_read[0] if keys_read else None
+        await self.push_screen(ChatScreen(data, overview, typed=typed, clock=self.clock))
         _freeze_heap_once()
 
     def on_write_failed(self, message: WriteFailed) -> None:
@@ -254,8 +258,7 @@ def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
         return ByokApp(None, environ=env)
     services = open_services(env)
     # Read every key now (and register each with the redaction layer).
-    overview = key_overview(providers(), services.keys, services.environ)
-    return ByokApp(services, overview=overview)
+    return ByokApp(services, keys_read=read_keys(providers(), services.keys, services.environ))
 
 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:

@@ -29,6 +29,7 @@ from byok_tui.redaction import redact
 
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyStarted
+    from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview
     from byok_tui.registry import Provider
@@ -43,8 +44,13 @@ def _said(error: Exception) -> str:
 
 
 class AppData:
-    def __init__(self, context: AppContext) -> None:
+    def __init__(
+        self, context: AppContext, keys_read: tuple[KeyOverview, KeySnapshot] | None = None
+    ) -> None:
+        """`keys_read`: the keys as read for the first frame; the first chat state starts
+        from them instead of reading every key again."""
         self._context = context
+        self._keys_read = keys_read
         self._writer = context.writer
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
@@ -143,13 +149,11 @@ class AppData:
         self._writer.wait_idle()
 
     def chat_state(
-        self,
-        bot_id: int | None = None,
-        conversation_id: int | None = None,
-        overview: KeyOverview | None = None,
+        self, bot_id: int | None = None, conversation_id: int | None = None
     ) -> ChatState:
         self._settled()
-        return read_state(self._context, bot_id, conversation_id, overview)
+        keys_read, self._keys_read = self._keys_read, None
+        return read_state(self._context, bot_id, conversation_id, keys_read)
 
     def key_in_use(self, bot_id: int) -> KeyInUse:
         """Which key the next message of this bot uses, in words."""

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from byok_tui.keys import (
+    KeyStore,
     KeyStoreError,
     NoApiKeyError,
     UnusableKeyError,
     entry_name,
     resolve_key,
 )
-from byok_tui.keys.overview import key_overview
+from byok_tui.keys.overview import KeySnapshot, read_keys
 from byok_tui.records import Bot, Conversation, KeyOverview, Message
 from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
@@ -68,12 +69,13 @@ def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str
     return choices
 
 
-def key_in_use(context: AppContext, bot: Bot) -> KeyInUse:
+def key_in_use(context: AppContext, bot: Bot, keys: KeyStore | None = None) -> KeyInUse:
+    """`keys`: the keys as just read, by default the key store."""
     provider = get_provider(bot.config.provider)
     try:
         resolved = resolve_key(
             provider,
-            context.services.keys,
+            keys or context.services.keys,
             bot_key=context.db.bot_key(bot.id),
             environ=context.services.environ,
         )
@@ -86,7 +88,7 @@ def key_in_use(context: AppContext, bot: Bot) -> KeyInUse:
     return KeyInUse(resolved.describe(), found=True)
 
 
-def _starting_bot(context: AppContext) -> tuple[Bot, int | None]:
+def _starting_bot(context: AppContext, keys: KeyStore) -> tuple[Bot, int | None]:
     """The bot (and conversation) last opened, else the default bot and its latest."""
     store = context.db
     bot_id, conversation_id = store.last_opened()
@@ -95,25 +97,27 @@ def _starting_bot(context: AppContext) -> tuple[Bot, int | None]:
             return store.bot(bot_id), conversation_id
         except NotFoundError:
             pass  # removed since (from the shell, or another window)
-    return default_bot(context.services, store), None
+    return default_bot(context.services, store, keys), None
 
 
 def read_state(
     context: AppContext,
     bot_id: int | None = None,
     conversation_id: int | None = None,
-    overview: KeyOverview | None = None,
+    keys_read: tuple[KeyOverview, KeySnapshot] | None = None,
 ) -> ChatState:
-    """Everything the chat screen shows; `overview` when the keys were just read.
+    """Everything the chat screen shows; `keys_read` when the keys were just read (at
+    start-up): else they are read now, once for all that follows from them.
 
     `bot_id` None: the bot last opened (at start-up), with the conversation last opened.
     """
     store, services = context.db, context.services
+    overview, keys = keys_read or read_keys(providers(), services.keys, services.environ)
     if bot_id is None:
-        bot, conversation_id = _starting_bot(context)
+        bot, conversation_id = _starting_bot(context, keys)
     else:
         bot = store.bot(bot_id)
-    followed = follow_first_key(services, store, bot)
+    followed = follow_first_key(services, store, bot, keys)
     moved_to = followed.config.provider if followed.config != bot.config else None
     bot = followed
     conversations = store.conversations(bot.id)
@@ -123,11 +127,11 @@ def read_state(
     global_key = ""
     if get_provider(bot.config.provider).needs_key:
         try:
-            global_key = services.keys.get(entry_name(bot.config.provider)) or ""
+            global_key = keys.get(entry_name(bot.config.provider)) or ""
         except KeyStoreError:
             global_key = ""  # the overview below carries the error to the screen
     return ChatState(
-        overview=overview or key_overview(providers(), services.keys, services.environ),
+        overview=overview,
         bots=store.bots(),
         bot=bot,
         conversations=conversations,
@@ -136,7 +140,7 @@ def read_state(
         models=model_choices(context, bot.config.provider),
         global_key=global_key,
         bot_key=store.bot_key(bot.id) or "",
-        key_in_use=key_in_use(context, bot),
+        key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
         moved_to=moved_to,
     )

@@ -49,25 +49,28 @@ def model_cache(services: Services) -> ModelCache:
     return ModelCache(services.paths.data_dir / "models-cache.json")
 
 
-def first_usable_provider(services: Services, candidates: Iterable[Provider]) -> Provider | None:
-    """The first of `candidates` a call could be made to now (a key resolves for it)."""
+def first_usable_provider(
+    services: Services, candidates: Iterable[Provider], keys: KeyStore | None = None
+) -> Provider | None:
+    """The first of `candidates` a call could be made to now (a key resolves for it from
+    `keys`, by default the key store)."""
     from byok_tui.keys import KeyStoreError, NoApiKeyError, UnusableKeyError, resolve_key
 
     for provider in candidates:
         try:
-            resolve_key(provider, services.keys, environ=services.environ)
+            resolve_key(provider, keys or services.keys, environ=services.environ)
         except (NoApiKeyError, UnusableKeyError, KeyStoreError):
             continue
         return provider
     return None
 
 
-def starting_provider(services: Services) -> Provider:
+def starting_provider(services: Services, keys: KeyStore | None = None) -> Provider:
     """The provider a new default bot uses: the first with a usable key, else the first with a
     free tier (the fastest way to start: no payment needed)."""
     from byok_tui.registry import key_providers
 
-    usable = first_usable_provider(services, key_providers())
+    usable = first_usable_provider(services, key_providers(), keys)
     return usable or next(p for p in key_providers() if any(m.free for m in p.models))
 
 
@@ -92,12 +95,14 @@ def remember_every_key(services: Services, store: Store) -> None:
         store.bot_key(bot.id)  # registers it
 
 
-def default_bot(services: Services, store: Store) -> Bot:
-    provider = starting_provider(services)
+def default_bot(services: Services, store: Store, keys: KeyStore | None = None) -> Bot:
+    provider = starting_provider(services, keys)
     return store.default_bot(provider.id, provider.default_model)
 
 
-def follow_first_key(services: Services, store: Store, bot: Bot) -> Bot:
+def follow_first_key(
+    services: Services, store: Store, bot: Bot, keys: KeyStore | None = None
+) -> Bot:
     """The Default bot, while no conversation has used it, follows the keys: if its provider
     has no usable key and another provider now has one, it moves there (with that provider's
     default model). Any other bot, or one in use, stays as the user set it."""
@@ -107,9 +112,9 @@ def follow_first_key(services: Services, store: Store, bot: Bot) -> Bot:
     if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.conversations(bot.id):
         return bot
     own = get_provider(bot.config.provider)
-    if not own.needs_key or first_usable_provider(services, [own]) is not None:
+    if not own.needs_key or first_usable_provider(services, [own], keys) is not None:
         return bot
-    found = first_usable_provider(services, key_providers())
+    found = first_usable_provider(services, key_providers(), keys)
     if found is None:
         return bot
     config = replace(bot.config, provider=found.id, model=found.default_model)

@@ -19,18 +19,23 @@ from byok_tui.keys.resolve import (
 from byok_tui.records import KeyOverview, KeySource, KeyStatus
 
 
-class _Snapshot(KeyStore):
-    """The store's entries as read once, so each provider does not read the file again."""
+class KeySnapshot(KeyStore):
+    """The store's entries as read once: what follows from them (each provider's state, which
+    provider is usable, which key answers) is worked out without reading the store again.
+    Each read can be slow: a keyring asks a daemon, which may ask the user."""
 
-    def __init__(self, entries: Mapping[str, str]) -> None:
+    def __init__(self, entries: Mapping[str, str], error: KeyStoreError | None = None) -> None:
         super().__init__()
         self._entries = entries
+        self._error = error  # the read failed: every read from the snapshot says so
 
     @property
     def location(self) -> str:
         return "snapshot"
 
     def _read(self, entry: str) -> str | None:
+        if self._error is not None:
+            raise self._error
         return self._entries.get(entry)
 
     def _write(self, entry: str, value: str) -> None:
@@ -40,16 +45,17 @@ class _Snapshot(KeyStore):
         raise NotImplementedError("a snapshot is read-only")
 
 
-def key_overview(
+def read_keys(
     specs: Sequence[KeySpec], store: KeyStore, environ: Mapping[str, str]
-) -> KeyOverview:
+) -> tuple[KeyOverview, KeySnapshot]:
+    """Every provider's key state, and the keys they were worked out from."""
     remember_environment_keys(tuple(specs), environ)
     error: KeyStoreError | None = None
     try:
         entries = store.get_many(entry_name(s.id) for s in specs if s.needs_key)
     except KeyStoreError as failure:
         error, entries = failure, {}
-    snapshot = _Snapshot(entries)
+    snapshot = KeySnapshot(entries)
     statuses = []
     for spec in specs:
         entry = entry_name(spec.id) if spec.needs_key else None
@@ -75,4 +81,11 @@ def key_overview(
                 unusable=unusable,
             )
         )
-    return KeyOverview(tuple(statuses), store.location, error, tuple(store.notices))
+    overview = KeyOverview(tuple(statuses), store.location, error, tuple(store.notices))
+    return overview, KeySnapshot(entries, error)
+
+
+def key_overview(
+    specs: Sequence[KeySpec], store: KeyStore, environ: Mapping[str, str]
+) -> KeyOverview:
+    return read_keys(specs, store, environ)[0]

@@ -95,7 +95,7 @@ class ChatScreen(Screen[None]):
         # At once, not after the messages already queued (composer.focus() would be): keys
         # pressed while the app was starting are queued, and must reach the composer.
         self.set_focus(composer)
-        self._reload(overview=self._first_overview)  # the keys were read a moment ago
+        self._reload()
         self._check_local_runtime()
         for notice in self.data.notices():  # e.g. the data folder's permissions tightened
             self.notify(notice, severity="warning", timeout=15)
@@ -131,7 +131,7 @@ class ChatScreen(Screen[None]):
         self._transcript_due = True
         self._reload()
 
-    def _reload(self, overview: KeyOverview | None = None) -> None:
+    def _reload(self) -> None:
         """Read again what is shown, or being opened: keys, bots, the bot's config."""
         self._load_generation += 1
         self._column.opening()  # a message sent meanwhile waits for this read
@@ -139,7 +139,7 @@ class ChatScreen(Screen[None]):
             conversation = self.state.conversation
             self._wanted = (self.state.bot.id, conversation.id if conversation else 0)
         bot_id, conversation_id = self._wanted
-        self._load(self._load_generation, bot_id, conversation_id, self._transcript_due, overview)
+        self._load(self._load_generation, bot_id, conversation_id, self._transcript_due)
 
     @work(thread=True, exclusive=True, group="load")
     def _load(
@@ -148,10 +148,9 @@ class ChatScreen(Screen[None]):
         bot_id: int | None,
         conversation_id: int | None,
         transcript: bool,
-        overview: KeyOverview | None,
     ) -> None:
         try:
-            state = self.data.chat_state(bot_id, conversation_id, overview)
+            state = self.data.chat_state(bot_id, conversation_id)
         except ByokError as error:
             self.post_message(StateLoadFailed(error, generation=generation))
             return

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 
 import pytest
 from textual.events import Key, Paste
 from textual.widgets import OptionList, Static
 
 import byok_tui.app
-from byok_tui.keys import entry_name, open_key_store
+from byok_tui.keys import KeyStore, entry_name, open_key_store
+from byok_tui.keys.overview import KeySnapshot
 from byok_tui.paths import app_paths
 from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
@@ -21,7 +23,7 @@ from byok_tui.screens.start import StartScreen
 from byok_tui.services import AppContext, Services
 from byok_tui.widgets.composer import Composer
 from tests.support.keys import ENV_KEY, FAKE_KEYS
-from tests.support.pilot import chat, make_app, settle
+from tests.support.pilot import chat, make_app, settle, state
 
 
 @pytest.fixture
@@ -32,7 +34,7 @@ def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
 
     def held(
         services: Services | None, environ: Mapping[str, str]
-    ) -> tuple[AppContext, KeyOverview | None]:
+    ) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
         release.wait(10)
         return open_context(services, environ)
 
@@ -106,6 +108,41 @@ async def test_what_is_typed_while_starting_reaches_the_composer(
         composer = chat(app).query_one(Composer)
         assert composer.text == "hi there you!"
         assert app.focused is composer
+
+
+@pytest.mark.parametrize("backend", ["file", "keyring"])
+async def test_start_up_reads_each_stored_key_once(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each read can be slow (a keyring asks a daemon, which may ask the user): the keys read
+    for the first frame are the keys the chat screen starts from, not read again."""
+    monkeypatch.setenv("BYOK_TUI_KEYSTORE", backend)
+    keys = open_key_store(app_paths())
+    keys.set(entry_name("anthropic"), FAKE_KEYS["anthropic"])
+    keys.set(entry_name("groq"), FAKE_KEYS["groq"])
+    reads: Counter[str] = Counter()
+    store_class = type(keys)
+    read_one, read_many = store_class._read, store_class.get_many
+    in_one_go = read_many is not KeyStore.get_many  # else get_many reads entry by entry
+
+    def counted_read(self: KeyStore, entry: str) -> str | None:
+        reads[entry] += 1
+        return read_one(self, entry)
+
+    def counted_many(self: KeyStore, entries: Iterable[str]) -> dict[str, str]:
+        wanted = list(entries)
+        if in_one_go:
+            reads.update(wanted)
+        return read_many(self, wanted)
+
+    monkeypatch.setattr(store_class, "_read", counted_read)
+    monkeypatch.setattr(store_class, "get_many", counted_many)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert state(app).bot.config.provider == "anthropic", "the Default bot follows the key"
+    read_twice = {entry: times for entry, times in reads.items() if times > 1}
+    assert not read_twice, f"read more than once at start-up: {read_twice}"
 
 
 async def test_a_database_that_cannot_be_opened_ends_the_app_with_one_line() -> None:
