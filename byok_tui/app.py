@@ -34,7 +34,7 @@ from byok_tui.paths import app_paths, ensure_private_dir
 from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
-from byok_tui.services import Services, open_services
+from byok_tui.services import Backend, Services, open_services
 
 if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from byok_tui.app_data import AppData
@@ -44,7 +44,7 @@ _heap_frozen = False
 
 
 def _open_context(
-    services: Services | None, environ: Mapping[str, str]
+    services: Services | None, environ: Mapping[str, str], backend: Backend | None = None
 ) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
     """Open the database and clients and load the chat screen's modules (in a thread); and
     the key store, with every key read, when that was left until after the first frame."""
@@ -55,7 +55,7 @@ def _open_context(
     if services is None:
         services = open_services(environ)
         keys_read = read_keys(providers(), services.keys, services.environ)
-    return AppContext.open(services), keys_read
+    return AppContext.open(services, backend), keys_read
 
 
 # Objects allocated between two collections of the youngest generation (Python's default is
@@ -99,9 +99,10 @@ class ByokApp(App[None]):
         keys_read: tuple[KeyOverview, KeySnapshot] | None = None,
         environ: Mapping[str, str] | None = None,
         crash_dir: Path | None = None,
+        backend: Backend | None = None,
     ) -> None:
         """`services` None: opened after the first frame (the key store may be a keyring,
-        which is slow to load; see build_app)."""
+        which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
         self._services = services
         if services is not None:
@@ -110,6 +111,7 @@ class ByokApp(App[None]):
         self._opened: AppContext | None = None
         self._data: AppData | None = None
         self._keys_read = keys_read  # what the first frame and the first chat state show
+        self._backend = backend
         self._crash_dir = crash_dir or app_paths(self._environ).crash_dir
         self.crash_report: str | None = None
         # What countdowns (a rate limit's retry) read; a test sets its own before the run.
@@ -131,7 +133,7 @@ class ByokApp(App[None]):
         # reach the composer once the chat screen is up.
         try:
             opened, keys_read = await asyncio.to_thread(
-                _open_context, self._services, self._environ
+                _open_context, self._services, self._environ, self._backend
             )
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
             self.failure = f"byok-tui: {error.one_line()}"
@@ -248,17 +250,18 @@ class ByokApp(App[None]):
         stop_after_crash(self, error)  # byok_tui/compat.py, point 4
 
 
-def build_app(environ: Mapping[str, str] | None = None) -> ByokApp:
+def build_app(environ: Mapping[str, str] | None = None, backend: Backend | None = None) -> ByokApp:
     """Open the services and read every key before the first frame, so that it
     already shows which providers are usable; unless the keys are in the system keyring,
     which takes a tenth of a second or more to load: the first frame then shows the providers
     while their keys are read."""
     env = os.environ if environ is None else environ
     if not key_file_chosen(app_paths(env), env):
-        return ByokApp(None, environ=env)
+        return ByokApp(None, environ=env, backend=backend)
     services = open_services(env)
     # Read every key now (and register each with the redaction layer).
-    return ByokApp(services, keys_read=read_keys(providers(), services.keys, services.environ))
+    keys_read = read_keys(providers(), services.keys, services.environ)
+    return ByokApp(services, keys_read=keys_read, backend=backend)
 
 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:

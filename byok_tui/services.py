@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -121,6 +121,16 @@ def follow_first_key(
     return store.update_bot(bot.id, config)
 
 
+def provider_client(services: Services) -> ProviderClient:
+    """The client that calls the providers over HTTP."""
+    from byok_tui.providers.client import ProviderClient
+
+    return ProviderClient(services.keys, config=services.config, environ=services.environ)
+
+
+Backend = Callable[[Services], "ProviderClient"]
+
+
 @dataclass
 class AppContext:
     """Everything the screens reach the outside world through."""
@@ -133,12 +143,12 @@ class AppContext:
     models: ModelCache
 
     @classmethod
-    def open(cls, services: Services) -> AppContext:
+    def open(cls, services: Services, backend: Backend | None = None) -> AppContext:
+        """`backend`: what makes the provider client (tests answer without a socket)."""
         from byok_tui.background import SerialWriter
         from byok_tui.conversation import ConversationService
-        from byok_tui.providers.client import ProviderClient
 
         store = open_store(services)
-        client = ProviderClient(services.keys, config=services.config, environ=services.environ)
+        client = (backend or provider_client)(services)
         conversations = ConversationService(store, client)
         return cls(services, store, client, conversations, SerialWriter(), model_cache(services))

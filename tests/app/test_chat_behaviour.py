@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import Collapsible
 
 from byok_tui import app_data, chat_state
+from byok_tui.app import ByokApp
 from byok_tui.chat_state import KeyInUse
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
@@ -18,7 +19,9 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.markdown_text import MarkdownText
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
+from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    app_answered_by,
     chat,
     make_app,
     replies,
@@ -28,7 +31,7 @@ from tests.support.pilot import (
     type_into,
     wait_for,
 )
-from tests.support.provider_server import Reply, openai_reply, provider_server, sse
+from tests.support.provider_server import openai_reply, provider_server
 
 KEY = "sk-proj-" + "K" * 60
 
@@ -38,24 +41,28 @@ def with_key() -> dict[str, str]:
     return {}
 
 
-async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
+def with_key_answering(*pieces: str, **reply: Any) -> tuple[ByokApp, FakeProviders]:
+    """The app with an OpenAI key, its next reply queued (see FakeProviders.enqueue)."""
     with_key()
-    with provider_server() as server:
-        server.reply_with(openai_reply("Partial ", "answer", pause=0.2, finish=False))
-        server.replies[0].steps = [*server.replies[0].steps, 20.0]
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            await send(pilot, "Tell me everything")
-            # While the reply pauses, a character or two that could begin one of the user's
-            # keys waits for what follows; stopping shows everything that arrived.
-            await wait_for(pilot, lambda: replies(app)[:1] != [] and "answ" in replies(app)[0])
-            assert "Reply on its way" in str(app.screen.query_one("#activity").render())
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: not replying(app))
-            assert replies(app) == ["Partial answer"]
-            view = app.screen.query_one(Transcript).query(ReplyView).last()
-            assert "stopped, partial reply kept" in view._meta
+    fake = FakeProviders()
+    fake.enqueue(*pieces, **reply)
+    return app_answered_by(fake), fake
+
+
+async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
+    app, _fake = with_key_answering("Partial ", "answer", pause=0.2, finish=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me everything")
+        # While the reply pauses, a character or two that could begin one of the user's
+        # keys waits for what follows; stopping shows everything that arrived.
+        await wait_for(pilot, lambda: replies(app)[:1] != [] and "answ" in replies(app)[0])
+        assert "Reply on its way" in str(app.screen.query_one("#activity").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not replying(app))
+        assert replies(app) == ["Partial answer"]
+        view = app.screen.query_one(Transcript).query(ReplyView).last()
+        assert "stopped, partial reply kept" in view._meta
     store = open_store(open_services())
     bot = store.bots()[0]
     messages = store.messages(store.conversations(bot.id)[0].id)
@@ -66,32 +73,27 @@ async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
 
 
 async def test_replies_render_as_markdown_with_code_blocks() -> None:
-    with_key()
-    with provider_server() as server:
-        server.reply_with(
-            openai_reply(
-                "# Title\n\n", "Some **bold** text.\n\n", "```python\n", "print('hi')\n", "```\n"
-            )
-        )
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            await send(pilot, "markdown please")
-            await wait_for(pilot, lambda: not replying(app) and len(replies(app)) == 1)
-            await pilot.pause(0.2)
-            lines = [
-                strip
-                for part in app.screen.query_one(ReplyView).query(MarkdownText)
-                for strip in (part.render_line(y) for y in range(part.size.height))
-            ]
-            text = "\n".join(strip.text for strip in lines)
-            assert "Title" in text and "# Title" not in text  # a heading, not the source
-            assert "bold" in text and "**" not in text
-            assert "print('hi')" in text and "```" not in text  # a code block
-            code_line = next(strip for strip in lines if "print" in strip.text)
-            colours = {seg.style.color for seg in code_line if seg.style and seg.style.color}
-            assert len(colours) > 1, "the Python block is highlighted"
-            assert not app.screen.query(Collapsible), "no reasoning, no Reasoning section"
+    app, _fake = with_key_answering(
+        "# Title\n\n", "Some **bold** text.\n\n", "```python\n", "print('hi')\n", "```\n"
+    )
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "markdown please")
+        await wait_for(pilot, lambda: not replying(app) and len(replies(app)) == 1)
+        await pilot.pause(0.2)
+        lines = [
+            strip
+            for part in app.screen.query_one(ReplyView).query(MarkdownText)
+            for strip in (part.render_line(y) for y in range(part.size.height))
+        ]
+        text = "\n".join(strip.text for strip in lines)
+        assert "Title" in text and "# Title" not in text  # a heading, not the source
+        assert "bold" in text and "**" not in text
+        assert "print('hi')" in text and "```" not in text  # a code block
+        code_line = next(strip for strip in lines if "print" in strip.text)
+        colours = {seg.style.color for seg in code_line if seg.style and seg.style.color}
+        assert len(colours) > 1, "the Python block is highlighted"
+        assert not app.screen.query(Collapsible), "no reasoning, no Reasoning section"
 
 
 async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> None:
@@ -111,33 +113,28 @@ async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> No
 
 
 async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard() -> None:
-    with_key()
-    with provider_server() as server:
-        server.reply_with(openai_reply("copy me"))
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            await send(pilot, "hi")
-            await wait_for(pilot, lambda: replies(app) == ["copy me"] and not replying(app))
-            await pilot.press("ctrl+t")
-            assert app.clipboard == "copy me"
-            app.screen.query_one(UserMessage).focus()
-            await pilot.press("ctrl+t")
-            assert app.clipboard == "hi"
+    app, _fake = with_key_answering("copy me")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "hi")
+        await wait_for(pilot, lambda: replies(app) == ["copy me"] and not replying(app))
+        await pilot.press("ctrl+t")
+        assert app.clipboard == "copy me"
+        app.screen.query_one(UserMessage).focus()
+        await pilot.press("ctrl+t")
+        assert app.clipboard == "hi"
 
 
 async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() -> None:
-    with_key()
-    with provider_server() as server:
-        server.reply_with(openai_reply("slow", pause=3.0))
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            await send(pilot, "first")
-            await wait_for(pilot, lambda: replying(app))
-            await send(pilot, "second, typed too early")
-            assert app.screen.query_one(Composer).text == "second, typed too early"
-            await pilot.press("escape")
+    app, fake = with_key_answering("slow", finish=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "first")
+        await wait_for(pilot, lambda: replying(app))
+        await send(pilot, "second, typed too early")
+        assert app.screen.query_one(Composer).text == "second, typed too early"
+        await pilot.press("escape")
+    assert len(fake.requests) == 1, "the second message was not sent"
 
 
 async def test_at_80_by_24_the_side_panes_collapse_and_the_chat_stays_usable() -> None:
@@ -219,25 +216,18 @@ async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_o
 
 
 async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> None:
-    with_key()
-    thinking = [
-        {"choices": [{"index": 0, "delta": {"reasoning_content": t}}]} for t in ("Wei", "gh it.")
-    ]
-    with provider_server() as server:
-        steps = [*sse(*thinking), 0.1, *openai_reply("The answer.").steps]
-        server.reply_with(Reply(steps=steps))
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            await send(pilot, "think first")
-            await wait_for(pilot, lambda: not replying(app) and replies(app) == ["The answer."])
-            view = app.screen.query_one(ReplyView)
-            folded = view.query_one(Collapsible)
-            assert folded.collapsed and folded.title == "Reasoning"
-            assert view.query_one(".reasoning", MarkdownText).text == "Weigh it."
-            assert list(view.children).index(folded) < list(view.children).index(
-                view.query_one(".body")
-            )
+    app, _fake = with_key_answering("The answer.", reasoning=("Wei", "gh it."), pause=0.1)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "think first")
+        await wait_for(pilot, lambda: not replying(app) and replies(app) == ["The answer."])
+        view = app.screen.query_one(ReplyView)
+        folded = view.query_one(Collapsible)
+        assert folded.collapsed and folded.title == "Reasoning"
+        assert view.query_one(".reasoning", MarkdownText).text == "Weigh it."
+        assert list(view.children).index(folded) < list(view.children).index(
+            view.query_one(".body")
+        )
 
 
 async def test_a_message_whose_request_cannot_be_sent_is_shown_before_its_error() -> None:
@@ -279,21 +269,18 @@ async def test_f2_and_delete_with_no_conversation_say_why_nothing_happens() -> N
 async def test_copying_a_message_that_held_a_key_says_the_key_was_replaced() -> None:
     from byok_tui.widgets.transcript import UserMessage
 
-    with_key()
-    with provider_server() as server:
-        server.reply_with(openai_reply("fine"))
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            await send(pilot, "plain words")
-            await wait_for(pilot, lambda: replies(app) == ["fine"])
-            message = app.screen.query_one(Transcript).query(UserMessage).first()
-            message.message_text = f"my key is {KEY}"  # as a message from before the key was set
-            message.focus()
-            await pilot.press("ctrl+t")
-            assert KEY not in app.clipboard
-            said = [n.message for n in app._notifications]
-            assert any("replaced by [REDACTED]" in m for m in said), said
+    app, _fake = with_key_answering("fine")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "plain words")
+        await wait_for(pilot, lambda: replies(app) == ["fine"])
+        message = app.screen.query_one(Transcript).query(UserMessage).first()
+        message.message_text = f"my key is {KEY}"  # as a message from before the key was set
+        message.focus()
+        await pilot.press("ctrl+t")
+        assert KEY not in app.clipboard
+        said = [n.message for n in app._notifications]
+        assert any("replaced by [REDACTED]" in m for m in said), said
 
 
 async def test_a_pasted_key_is_shown_as_it_is_saved_trimmed() -> None:

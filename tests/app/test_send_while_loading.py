@@ -18,7 +18,9 @@ from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
+from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    app_answered_by,
     chat,
     choose,
     make_app,
@@ -28,7 +30,6 @@ from tests.support.pilot import (
     user_messages,
     wait_for,
 )
-from tests.support.provider_server import openai_reply, provider_server
 
 KEY = "sk-proj-" + "L" * 60
 UNSENT_SETTING = "unsent-message"
@@ -77,39 +78,36 @@ async def test_a_message_sent_while_a_conversation_opens_is_sent_to_it_once_open
     older = store.create_conversation(bot.id, "Older")
     store.add_message(older.id, "user", "earlier question")
     store.create_conversation(bot.id, "Newer")
-    with provider_server() as server:
-        server.reply_with(openai_reply("answered"))
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await settle(pilot)
-            slow_loads.hold()
-            option_list = pilot.app.screen.query_one("#conversations", OptionList)
-            option_list.focus()
-            option_list.highlighted = option_list.get_option_index(f"conv:{older.id}")
-            await pilot.press("enter")
-            await wait_for(pilot, slow_loads.waiting.is_set)
+    fake = FakeProviders()
+    fake.enqueue("answered")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        slow_loads.hold()
+        option_list = pilot.app.screen.query_one("#conversations", OptionList)
+        option_list.focus()
+        option_list.highlighted = option_list.get_option_index(f"conv:{older.id}")
+        await pilot.press("enter")
+        await wait_for(pilot, slow_loads.waiting.is_set)
 
-            await send(pilot, "sent while opening")
-            await pilot.pause(0.3)
-            # Stored at once, before anything else happens: a kill now loses nothing.
-            assert store.settings().get(UNSENT_SETTING) == "sent while opening"
-            assert server.requests == []
-            assert "Opening the conversation" in str(app.screen.query_one("#activity").render())
+        await send(pilot, "sent while opening")
+        await pilot.pause(0.3)
+        # Stored at once, before anything else happens: a kill now loses nothing.
+        assert store.settings().get(UNSENT_SETTING) == "sent while opening"
+        assert fake.requests == []
+        assert "Opening the conversation" in str(app.screen.query_one("#activity").render())
 
-            slow_loads.release.set()
-            await wait_for(pilot, lambda: replies(app) == ["answered"])
-            assert user_messages(app) == ["earlier question", "sent while opening"]
-            assert chat(app).query_one(Composer).text == ""
+        slow_loads.release.set()
+        await wait_for(pilot, lambda: replies(app) == ["answered"])
+        assert user_messages(app) == ["earlier question", "sent while opening"]
+        assert chat(app).query_one(Composer).text == ""
     assert stored(store, "Older") == [
         ("user", "earlier question"),
         ("user", "sent while opening"),
         ("assistant", "answered"),
     ]
     assert stored(store, "Newer") == []
-    assert [m["content"] for m in server.requests[0].json["messages"]] == [
-        "earlier question",
-        "sent while opening",
-    ]
+    assert fake.requests[0].texts == ["earlier question", "sent while opening"]
     assert store.settings().get(UNSENT_SETTING, "") == ""
 
 
@@ -118,19 +116,19 @@ async def test_a_message_sent_before_the_first_conversation_opens_is_not_lost(
 ) -> None:
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     slow_loads.hold()
-    with provider_server() as server:
-        server.reply_with(openai_reply("hello back"))
-        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
-            await wait_for(pilot, slow_loads.waiting.is_set)
-            await wait_for(pilot, lambda: chat(app).is_mounted if app.screen_stack else False)
-            await send(pilot, "typed at once")
-            await pilot.pause(0.2)
-            assert chat(app).state is None  # still opening
-            slow_loads.release.set()
-            await wait_for(pilot, lambda: replies(app) == ["hello back"])
-            assert user_messages(app) == ["typed at once"]
-    assert server.requests[0].json["messages"][-1]["content"] == "typed at once"
+    fake = FakeProviders()
+    fake.enqueue("hello back")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, slow_loads.waiting.is_set)
+        await wait_for(pilot, lambda: chat(app).is_mounted if app.screen_stack else False)
+        await send(pilot, "typed at once")
+        await pilot.pause(0.2)
+        assert chat(app).state is None  # still opening
+        slow_loads.release.set()
+        await wait_for(pilot, lambda: replies(app) == ["hello back"])
+        assert user_messages(app) == ["typed at once"]
+    assert fake.requests[0].texts[-1] == "typed at once"
 
 
 async def test_a_message_left_unsent_by_a_kill_is_back_in_the_composer() -> None:

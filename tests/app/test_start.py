@@ -20,7 +20,7 @@ from byok_tui.paths import app_paths
 from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
-from byok_tui.services import AppContext, Services
+from byok_tui.services import AppContext, Backend, Services
 from byok_tui.widgets.composer import Composer
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 from tests.support.pilot import chat, make_app, settle, state
@@ -33,10 +33,10 @@ def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     open_context = byok_tui.app._open_context
 
     def held(
-        services: Services | None, environ: Mapping[str, str]
+        services: Services | None, environ: Mapping[str, str], backend: Backend | None = None
     ) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
         release.wait(10)
-        return open_context(services, environ)
+        return open_context(services, environ, backend)
 
     monkeypatch.setattr(byok_tui.app, "_open_context", held)
     yield release

@@ -19,6 +19,7 @@ from byok_tui.app import ByokApp, build_app
 from byok_tui.chat_state import ChatState
 from byok_tui.screens.chat import ChatScreen
 from byok_tui.screens.chat_column import ChatColumn
+from byok_tui.services import Backend
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
@@ -28,6 +29,11 @@ CLOSED_PORT = "127.0.0.1:9"  # nothing listens: the local runtime shows as not r
 
 def make_app(**env: str) -> ByokApp:
     return build_app({**os.environ, "OLLAMA_HOST": CLOSED_PORT, **env})
+
+
+def app_answered_by(backend: Backend, **env: str) -> ByokApp:
+    """The app, its providers answered without a socket (tests/support/fake_backend.py)."""
+    return build_app({**os.environ, "OLLAMA_HOST": CLOSED_PORT, **env}, backend)
 
 
 async def settle(pilot: Pilot[None]) -> None:
