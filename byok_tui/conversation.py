@@ -143,19 +143,24 @@ class ConversationService:
         if text is not None:
             store.add_message(conversation.id, "user", text)
         bot_key = store.bot_key(bot.id) if config.provider == bot.config.provider else None
+
+        def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
+            return store.add_message(
+                conversation.id,
+                "assistant",
+                "",
+                status=status,
+                provider=provider.id,
+                model=config.model,
+                key_source=key_source,
+            )
+
         try:
             check_settings(provider, config.temperature, config.max_tokens)
             key = self._client.resolve(provider, bot_key=bot_key)
         except (SettingOutOfRangeError, NoApiKeyError, UnusableKeyError) as error:
             # Nothing can be sent: say why, under the message (which is kept).
-            failed = store.add_message(
-                conversation.id,
-                "assistant",
-                "",
-                status="error",
-                provider=provider.id,
-                model=config.model,
-            )
+            failed = new_reply("error")
             store.save_reply(
                 failed.id,
                 content="",
@@ -165,15 +170,7 @@ class ConversationService:
                 error_message=error.one_line(),
             )
             raise
-        reply = store.add_message(
-            conversation.id,
-            "assistant",
-            "",
-            status="partial",
-            provider=provider.id,
-            model=config.model,
-            key_source=key.source.value,
-        )
+        reply = new_reply("partial", key.source.value)
         yield ReplyStarted(reply, key)
         recorder = ReplyRecorder(store, reply.id)
         history = history_for(store.messages(conversation.id))

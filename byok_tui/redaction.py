@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from urllib.parse import quote, quote_plus
@@ -165,12 +166,7 @@ class Redactor:
         """Only the remembered keys (and pieces of them): for user content (exports), where
         a key-shaped string the user wrote on purpose must survive but their own keys must
         not."""
-        for _ in range(_MAX_PASSES):
-            redacted = self._without_known(text)
-            if redacted == text:
-                return text
-            text = redacted
-        return REDACTED
+        return _until_stable(self._without_known, text)
 
     def _one_pass(self, text: str) -> str:
         text = self._without_known(text)
@@ -182,13 +178,19 @@ class Redactor:
         return text
 
     def redact(self, text: str) -> str:
-        for _ in range(_MAX_PASSES):
-            redacted = self._one_pass(text)
-            if redacted == text:
-                return text
-            text = redacted
-        # Pathological input that keeps re-forming a secret: show nothing rather than leak.
-        return REDACTED
+        return _until_stable(self._one_pass, text)
+
+
+def _until_stable(one_pass: Callable[[str], str], text: str) -> str:
+    """Apply `one_pass` until the text stops changing: a replacement can, in theory, combine
+    with its neighbours into a new match."""
+    for _ in range(_MAX_PASSES):
+        redacted = one_pass(text)
+        if redacted == text:
+            return text
+        text = redacted
+    # Pathological input that keeps re-forming a secret: show nothing rather than leak.
+    return REDACTED
 
 
 class StreamRedactor:

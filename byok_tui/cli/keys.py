@@ -89,6 +89,13 @@ def _needs_key(provider: Provider) -> None:
         )
 
 
+def _entry_of(args: argparse.Namespace) -> tuple[KeyStore, str]:
+    """The key store and the entry of the provider named on the command line."""
+    provider: Provider = args.provider
+    _needs_key(provider)
+    return _store(), entry_name(provider.id)
+
+
 def read_key(what: str) -> str:
     """A key from the user: hidden input on a terminal, else one line of standard input."""
     if sys.stdin.isatty():
@@ -119,10 +126,7 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _get(args: argparse.Namespace) -> int:
-    provider: Provider = args.provider
-    _needs_key(provider)
-    store = _store()
-    entry = entry_name(provider.id)
+    store, entry = _entry_of(args)
     value = store.get(entry)
     _print_notices(store)
     if value is None:
@@ -133,10 +137,7 @@ def _get(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    provider: Provider = args.provider
-    _needs_key(provider)
-    store = _store()
-    entry = entry_name(provider.id)
+    store, entry = _entry_of(args)
     removed = store.delete(entry)
     _print_notices(store)
     print(f"Removed {entry}." if removed else f"{entry} was not set; nothing to remove.")
