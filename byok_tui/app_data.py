@@ -28,7 +28,7 @@ from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
 
 if TYPE_CHECKING:
-    from byok_tui.conversation import ReplyStarted
+    from byok_tui.conversation import ReplyPriced, ReplyStarted
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview
@@ -196,7 +196,7 @@ class AppData:
         text: str | None,
         *,
         on_sent: Callable[[], None] | None = None,
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent, None]:
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
         bot read by `bot()`, which waited for the writes before it."""
         return self._context.conversations.send(bot, conversation, text, on_sent=on_sent)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
+from byok_tui.pricing import Cost, cost_of
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
 from byok_tui.providers.types import (
@@ -52,14 +53,27 @@ class ReplyStarted:
     key: ResolvedKey
 
 
+@dataclass(frozen=True, slots=True)
+class ReplyPriced:
+    """The reply ended with these token counts, and cost this (worked out once, and stored)."""
+
+    usage: Usage | None
+    cost: Cost
+
+
 class ReplyRecorder:
-    """Accumulates a streamed reply and writes it to the database at least once a second."""
+    """Accumulates a streamed reply and writes it to the database at least once a second;
+    prices it once, when it ends."""
 
     def __init__(
-        self, store: Store, message_id: int, clock: Callable[[], float] = time.monotonic
+        self,
+        store: Store,
+        reply: Message,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
-        self._message_id = message_id
+        self._message_id = reply.id
+        self._priced_as = (reply.provider or "", reply.model or "")
         self._clock = clock
         self._last_flush = clock()
         self.text: list[str] = []
@@ -86,7 +100,12 @@ class ReplyRecorder:
             self.flush("partial")
 
     def flush(
-        self, status: MessageStatus, error_kind: str | None = None, error_message: str | None = None
+        self,
+        status: MessageStatus,
+        error_kind: str | None = None,
+        error_message: str | None = None,
+        *,
+        cost: Cost | None = None,
     ) -> None:
         self._last_flush = self._clock()
         self._dirty = False
@@ -97,9 +116,33 @@ class ReplyRecorder:
             status=status,
             error_kind=error_kind,
             error_message=error_message,
-            input_tokens=self.usage.input_tokens if self.usage else None,
-            output_tokens=self.usage.output_tokens if self.usage else None,
+            usage=self.usage,
+            cost=cost,
         )
+
+    def finish(
+        self, status: MessageStatus, error_kind: str | None = None, error_message: str | None = None
+    ) -> ReplyPriced:
+        """The reply was cut or stopped: save all of it with its cost, at once (token counts
+        come last, so there are seldom any to price by then)."""
+        cost = cost_of(*self._priced_as, self.usage)
+        return self._priced(cost, status, error_kind, error_message)
+
+    async def finish_in_thread(self, status: MessageStatus) -> ReplyPriced:
+        """`finish`, with the price worked out in a thread: loading the price data the first
+        time takes ~0.3 s, which the event loop must not wait for."""
+        cost = await asyncio.to_thread(cost_of, *self._priced_as, self.usage)
+        return self._priced(cost, status)
+
+    def _priced(
+        self,
+        cost: Cost,
+        status: MessageStatus,
+        error_kind: str | None = None,
+        error_message: str | None = None,
+    ) -> ReplyPriced:
+        self.flush(status, error_kind, error_message, cost=cost)
+        return ReplyPriced(self.usage, cost)
 
 
 def history_for(messages: list[Message]) -> tuple[ChatMessage, ...]:
@@ -128,7 +171,7 @@ class ConversationService:
         *,
         config: BotConfig | None = None,
         on_sent: Callable[[], None] | None = None,
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent, None]:
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
 
         `on_sent` is called once the request is on the wire.
@@ -172,7 +215,7 @@ class ConversationService:
             raise
         reply = new_reply("partial", key.source.value)
         yield ReplyStarted(reply, key)
-        recorder = ReplyRecorder(store, reply.id)
+        recorder = ReplyRecorder(store, reply)
         history = history_for(store.messages(conversation.id))
         if text is not None and history:
             # Stored with any key scrubbed; sent as typed (the user confirmed a key in it).
@@ -197,18 +240,18 @@ class ConversationService:
                 yield event
         except ByokError as error:
             flusher.cancel()
-            recorder.flush(
+            recorder.finish(
                 "partial" if recorder.text else "error", error.kind.value, error.one_line()
             )
             raise
         except BaseException:  # cancelled by the user (Escape), SIGTERM, or the app quitting
             flusher.cancel()
-            recorder.flush(
+            recorder.finish(
                 "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
             )
             raise
         flusher.cancel()
-        recorder.flush("complete" if finished else "partial")
+        yield await recorder.finish_in_thread("complete" if finished else "partial")
 
 
 async def _flush_every_second(recorder: ReplyRecorder) -> None:

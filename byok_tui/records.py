@@ -73,6 +73,10 @@ class Message:
     input_tokens: int | None
     output_tokens: int | None
     created: float
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cost_usd: float | None = None  # None: not known (see price)
+    price: str | None = None  # the price the cost was worked out with, or why there is none
 
 
 class KeySource(StrEnum):

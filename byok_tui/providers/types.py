@@ -45,9 +45,13 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    reasoning_tokens: int | None = None
+    """Tokens a reply was billed for, as the provider reported them (None: not reported)."""
+
+    input_tokens: int | None = None  # all input, including what was read from or written to a cache
+    output_tokens: int | None = None  # all output, including reasoning
+    reasoning_tokens: int | None = None  # of the output, what the model thought
+    cached_input_tokens: int | None = None  # of the input, what was read from a cache
+    cache_write_tokens: int | None = None  # of the input, what was written to a cache
 
 
 @dataclass(frozen=True, slots=True)

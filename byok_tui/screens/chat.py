@@ -27,6 +27,7 @@ from byok_tui.app_data import AppData
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
+from byok_tui.pricing import format_usd
 from byok_tui.records import BotConfig, Conversation, KeyOverview
 from byok_tui.redaction import redact_keys
 from byok_tui.registry import get_provider
@@ -65,6 +66,7 @@ class ChatScreen(Screen[None]):
         self._clock = clock  # what the column's countdowns read (tests move it on)
         self.state: ChatState | None = None
         self._first_overview = overview
+        self._billed_since_load = 0.0  # replies priced since the state was read
         self._typed_while_starting = typed
         self.local_running: bool | None = None
         self._panes = SidePanes(self)
@@ -183,6 +185,7 @@ class ChatScreen(Screen[None]):
         if message.generation != self._load_generation:
             return  # a newer read is on its way
         state = self.state = message.state
+        self._billed_since_load = 0.0
         sidebar = self.query_one(Sidebar)
         sidebar.show_providers(state.overview, state.bot.config.provider, self.local_running)
         sidebar.show_bots(state.bots, state.bot.id)
@@ -239,7 +242,11 @@ class ChatScreen(Screen[None]):
             return
         config = self.state.bot.config
         provider = get_provider(config.provider)
-        self.app.sub_title = f"{config.name} · {provider.display_name} · {config.model}"
+        title = f"{config.name} · {provider.display_name} · {config.model}"
+        spent = self._billed_since_load + sum(m.cost_usd or 0.0 for m in self.state.messages)
+        if spent:
+            title += f" · {format_usd(spent)} this chat"
+        self.app.sub_title = title
 
     # Sidebar -------------------------------------------------------------------------------
 
@@ -415,7 +422,10 @@ class ChatScreen(Screen[None]):
                 self.state.conversations, message.conversation.id
             )
 
-    def on_chat_column_reply_finished(self, _message: ChatColumn.ReplyFinished) -> None:
+    def on_chat_column_reply_finished(self, message: ChatColumn.ReplyFinished) -> None:
+        if message.cost_usd:
+            self._billed_since_load += message.cost_usd
+            self._show_title()
         self._refresh_key_in_use()  # the key may have been changed while the reply streamed
         self._remember_opened()  # a conversation the reply's message started
 

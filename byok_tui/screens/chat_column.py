@@ -27,14 +27,23 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
-from byok_tui.conversation import ReplyStarted, title_for
+from byok_tui.conversation import ReplyPriced, ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.pricing import usage_line
 from byok_tui.providers.errors import ProviderError
-from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, StreamEvent, TextDelta
+from byok_tui.providers.types import (
+    Done,
+    RateLimitWait,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
 from byok_tui.records import Conversation
 from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
+    ReplyBilled,
     ReplyDone,
     ReplyEnded,
     ReplyFailed,
@@ -64,6 +73,8 @@ class ChatColumn(Vertical):
     class ReplyFinished(Message):
         """A reply ended, however it ended (the key may have changed meanwhile)."""
 
+        cost_usd: float | None = None  # what it cost, when that is known
+
     def __init__(
         self,
         data: AppData,
@@ -87,6 +98,7 @@ class ChatColumn(Vertical):
         # (or the bot's config) is being read: a message sent then waits.
         self._ready = asyncio.Event()
         self._unsent_kept = False  # a message waiting for its conversation is kept aside
+        self._billed: float | None = None  # what the reply in progress cost, once it ended
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -266,6 +278,12 @@ class ChatColumn(Vertical):
                 if isinstance(event, ReplyStarted):
                     source = event.key.source.value
                     unopened.append(reply_meta(bot.config.provider, bot.config.model, source))
+                elif isinstance(event, ReplyPriced):
+                    usage, cost = event.usage or Usage(), event.cost
+                    line = usage_line(
+                        usage.input_tokens, usage.output_tokens, cost.usd, priced=True
+                    )
+                    self.post_message(ReplyBilled(line, cost.usd))
                 else:
                     open_reply()  # no-op unless the request was never reported as sent
                     self._forward(stream, event)
@@ -305,6 +323,11 @@ class ChatColumn(Vertical):
         self._echo()
         self._stream.show_in(self.query_one(Transcript).start_reply(message.meta))
 
+    def on_reply_billed(self, message: ReplyBilled) -> None:
+        self._billed = message.cost_usd
+        if self._stream.view is not None:
+            self._stream.view.add_usage(message.usage)
+
     def on_reply_done(self, _message: ReplyDone) -> None:
         self._stream.flush(final=True)  # the whole reply is on screen
 
@@ -343,7 +366,8 @@ class ChatColumn(Vertical):
         self._wait_until = 0.0
         self._activity_started = 0.0
         self._tick_activity()
-        self.post_message(self.ReplyFinished())
+        self.post_message(self.ReplyFinished(self._billed))
+        self._billed = None
 
     # The activity line ----------------------------------------------------------------------
 

@@ -50,6 +50,14 @@ class BotDeleted(Message):
 # What the send worker hands to the conversation column: handled there, not bubbled up.
 
 
+@dataclass
+class ReplyBilled(Message, bubble=False):
+    """What the reply was billed for, in words (`1,204 in · 388 out · $0.0031`)."""
+
+    usage: str
+    cost_usd: float | None
+
+
 class ReplyDone(Message, bubble=False):
     """The provider said the reply is complete (it is being saved)."""
 

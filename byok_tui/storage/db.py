@@ -84,6 +84,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE bots ADD COLUMN k_provider TEXT;
     UPDATE bots SET k_provider = provider WHERE k IS NOT NULL;
     """,
+    # 3: what a reply cost, worked out once when it ended, and the price it was worked out
+    # with (NULL cost: not known, never $0); replies by time, for spend per day and month.
+    """
+    ALTER TABLE messages ADD COLUMN cached_input_tokens INTEGER;
+    ALTER TABLE messages ADD COLUMN reasoning_tokens INTEGER;
+    ALTER TABLE messages ADD COLUMN cost_usd REAL;
+    ALTER TABLE messages ADD COLUMN price TEXT;
+    CREATE INDEX messages_by_time ON messages(created) WHERE role = 'assistant';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import check_key
@@ -23,6 +23,10 @@ from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatu
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
+
+if TYPE_CHECKING:
+    from byok_tui.pricing import Cost
+    from byok_tui.providers.types import Usage
 
 DEFAULT_BOT_NAME = "Default"
 # A message the user sent while its conversation was still opening, kept here until it is
@@ -323,26 +327,34 @@ class Store:
         status: MessageStatus,
         error_kind: str | None = None,
         error_message: str | None = None,
-        input_tokens: int | None = None,
-        output_tokens: int | None = None,
+        usage: Usage | None = None,
+        cost: Cost | None = None,
     ) -> None:
+        """`cost` only once, when the reply has ended: it is never worked out again."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE messages SET content = ?, reasoning = ?, status = ?, error_kind = ?,"
-                " error_message = ?, input_tokens = ?, output_tokens = ?, updated = ?"
-                " WHERE id = ?",
+                " error_message = ?, input_tokens = ?, output_tokens = ?,"
+                " cached_input_tokens = ?, reasoning_tokens = ?, updated = ? WHERE id = ?",
                 (
                     redact_known_secrets(strip_terminal_controls(content)),
                     redact_known_secrets(strip_terminal_controls(reasoning)),
                     status,
                     error_kind,
                     redact(clean_line(error_message)) if error_message else None,
-                    input_tokens,
-                    output_tokens,
+                    usage.input_tokens if usage else None,
+                    usage.output_tokens if usage else None,
+                    usage.cached_input_tokens if usage else None,
+                    usage.reasoning_tokens if usage else None,
                     time.time(),
                     message_id,
                 ),
             )
+            if cost is not None:
+                db.execute(
+                    "UPDATE messages SET cost_usd = ?, price = ? WHERE id = ?",
+                    (cost.usd, clean_line(cost.price), message_id),
+                )
 
     # Settings ------------------------------------------------------------------------------
 

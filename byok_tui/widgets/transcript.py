@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
+from byok_tui.pricing import usage_line
 from byok_tui.records import Message as StoredMessage
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.widgets.markdown_text import MarkdownText
@@ -30,6 +31,20 @@ def reply_meta(provider: str | None, model: str | None, key_source: str | None) 
     if key_source:
         parts.append(f"{key_source} key" if key_source != "local runtime" else key_source)
     return " · ".join(parts)
+
+
+def stored_usage_line(message: StoredMessage) -> str:
+    """What a stored reply was billed for: `1,204 in · 388 out · $0.0031`."""
+    return usage_line(
+        message.input_tokens,
+        message.output_tokens,
+        message.cost_usd,
+        priced=message.price is not None,
+    )
+
+
+def _joined(*parts: str) -> str:
+    return " · ".join(part for part in parts if part)
 
 
 class UserMessage(Static, can_focus=True):
@@ -114,6 +129,11 @@ class ReplyView(Vertical, can_focus=True):
         return Collapsible(
             MarkdownText(self.reasoning, classes="reasoning"), title="Reasoning", collapsed=True
         )
+
+    def add_usage(self, line: str) -> None:
+        """What the reply was billed for, once it has ended, after who answered."""
+        if line:
+            self.set_meta(_joined(self._meta, line), partial=self.has_class("partial"))
 
     def mark_stopped(self) -> None:
         """The user stopped it: what arrived is kept, and the meta line says so."""
@@ -206,8 +226,11 @@ class Transcript(VerticalScroll):
                 view = ReplyView(
                     message.content,
                     message.reasoning,
-                    reply_meta(message.provider, message.model, message.key_source)
-                    + (" · partial" if message.status == "partial" else ""),
+                    _joined(
+                        reply_meta(message.provider, message.model, message.key_source),
+                        stored_usage_line(message),
+                        "partial" if message.status == "partial" else "",
+                    ),
                 )
                 view.set_class(message.status == "partial", "partial")
                 widgets.append(view)

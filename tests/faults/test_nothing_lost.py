@@ -174,7 +174,7 @@ def test_the_recorder_flushes_at_least_once_a_second(store: Store) -> None:
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "t")
     reply = store.add_message(conversation.id, "assistant", "", status="partial")
-    recorder = ReplyRecorder(store, reply.id, clock=lambda: now[0])
+    recorder = ReplyRecorder(store, reply, clock=lambda: now[0])
     recorder.add(TextDelta("a"))
     assert store.message(reply.id).content == ""  # not yet: less than a second
     now[0] = 1.0

@@ -141,3 +141,25 @@ async def test_models_are_listed_with_display_names(
     assert [(m.id, m.display_name) for m in listed] == [("claude-x-1", "Claude X")]
     assert server.requests[0].target == "/v1/models?limit=1000"
     assert server.requests[0].header("x-api-key") == KEY
+
+
+async def test_cache_reads_and_writes_count_as_input_and_are_kept_apart_for_pricing(
+    server: ProviderServer, store: KeyStore
+) -> None:
+    # Anthropic's input_tokens leaves out what was read from or written to the prompt cache;
+    # all three are billed input, at different prices.
+    start = {
+        "type": "message_start",
+        "message": {
+            "usage": {
+                "input_tokens": 50,
+                "cache_read_input_tokens": 1000,
+                "cache_creation_input_tokens": 200,
+            }
+        },
+    }
+    steps = anthropic_stream({"type": "text_delta", "text": "ok"})
+    steps[: len(sse(start, event="message_start"))] = sse(start, event="message_start")
+    server.reply_with(Reply(steps=steps))
+    events = await collect(client_for("anthropic", server, store), "anthropic")
+    assert Usage(1250, 4, cached_input_tokens=1000, cache_write_tokens=200) in events

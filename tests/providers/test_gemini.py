@@ -128,3 +128,18 @@ async def test_models_keep_only_generate_content_models(
         listed = await client.list_models(get_provider("google"))
     assert [(m.id, m.context_length) for m in listed] == [("gemini-9-flash", 1048576)]
     assert f"key={KEY}" in server.requests[0].target
+
+
+async def test_thinking_tokens_are_billed_output_and_cached_tokens_are_read(
+    server: ProviderServer, store: KeyStore
+) -> None:
+    # Gemini's candidatesTokenCount leaves out the thinking tokens, which are billed as output.
+    usage = {
+        "promptTokenCount": 900,
+        "cachedContentTokenCount": 600,
+        "candidatesTokenCount": 20,
+        "thoughtsTokenCount": 80,
+    }
+    server.reply_with(Reply(steps=[gemini_event([{"text": "Ok."}], finish="STOP", usage=usage)]))
+    events = await collect(client_for("google", server, store), "google")
+    assert Usage(900, 100, 80, cached_input_tokens=600) in events

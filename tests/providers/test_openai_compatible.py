@@ -220,3 +220,28 @@ async def test_a_stream_that_ends_without_done_or_finish_is_truncated(
     with pytest.raises(ProviderError) as raised:
         await collect(client_for("deepseek", server, store), "deepseek")
     assert raised.value.kind is ErrorKind.TRUNCATED
+
+
+@pytest.mark.parametrize(
+    ("usage", "cached"),
+    [
+        ({"prompt_tokens_details": {"cached_tokens": 1024}}, 1024),  # OpenAI, Groq, xAI
+        ({"prompt_cache_hit_tokens": 1024, "prompt_cache_miss_tokens": 976}, 1024),  # DeepSeek
+    ],
+)
+async def test_cached_and_reasoning_tokens_are_read_for_pricing(
+    usage: dict[str, object], cached: int, server: ProviderServer, store: KeyStore
+) -> None:
+    raw = {
+        "prompt_tokens": 2000,
+        "completion_tokens": 300,
+        "completion_tokens_details": {"reasoning_tokens": 120},
+        **usage,
+    }
+    server.reply_with(
+        Reply(
+            steps=sse(chunk("Hi"), chunk(finish="stop"), {"choices": [], "usage": raw}, done=True)
+        )
+    )
+    events = await collect(client_for("openai", server, store), "openai")
+    assert Usage(2000, 300, 120, cached_input_tokens=cached) in events

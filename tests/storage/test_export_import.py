@@ -8,6 +8,7 @@ import pytest
 
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
+from byok_tui.providers.types import Usage
 from byok_tui.records import BotConfig
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.store import Store
@@ -29,8 +30,7 @@ def fill(store: Store) -> None:
         content="Never paste keys ✓",
         reasoning="hm",
         status="complete",
-        input_tokens=3,
-        output_tokens=4,
+        usage=Usage(3, 4),
     )
     store.set_setting("theme", "nord")
 

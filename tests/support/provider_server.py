@@ -133,15 +133,22 @@ def provider_server(
         server.server_close()
 
 
-def openai_reply(*pieces: str, finish: bool = True, pause: float = 0.0) -> Reply:
+def openai_reply(
+    *pieces: str, finish: bool = True, pause: float = 0.0, usage: dict[str, Any] | None = None
+) -> Reply:
     """An OpenAI-compatible streamed answer, the one builder the tests use: a chunk per piece
-    (`pause` seconds apart), then the stop and `[DONE]`; `finish=False` ends without them, as
-    a cut stream does."""
+    (`pause` seconds apart), then the stop, the `usage` chunk if given, and `[DONE]`;
+    `finish=False` ends without them, as a cut stream does."""
     steps: list[bytes | float] = []
     for piece in pieces or ("ok",):
         steps += sse({"choices": [{"index": 0, "delta": {"content": piece}}]})
         if pause:
             steps.append(pause)
     if finish:
-        steps += sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}, done=True)
+        end: list[dict[str, Any]] = [
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        ]
+        if usage is not None:
+            end.append({"choices": [], "usage": usage})
+        steps += sse(*end, done=True)
     return Reply(steps=steps)

@@ -61,9 +61,22 @@ def chat_call(
     return HttpCall("POST", f"{base_url}/v1/messages", headers=headers, json=body)
 
 
+def _usage(raw: dict[str, Any]) -> Usage:
+    """Anthropic's input_tokens leaves out cache reads and writes: all three are input."""
+    fresh = as_int(raw.get("input_tokens"))
+    read = as_int(raw.get("cache_read_input_tokens"))
+    written = as_int(raw.get("cache_creation_input_tokens"))
+    total = None if fresh is None else fresh + (read or 0) + (written or 0)
+    return Usage(
+        total,
+        as_int(raw.get("output_tokens")),
+        cached_input_tokens=read or None,
+        cache_write_tokens=written or None,
+    )
+
+
 async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
-    input_tokens: int | None = None
-    output_tokens: int | None = None
+    usage: dict[str, Any] = {}
     stop_reason = "end_turn"
     async for name, data in sse_events(provider, response):
         if name == "ping" or not data:
@@ -73,8 +86,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
         if kind == "error":
             raise stream_error(provider, payload)
         if kind == "message_start":
-            usage = (payload.get("message") or {}).get("usage") or {}
-            input_tokens = as_int(usage.get("input_tokens"))
+            usage.update((payload.get("message") or {}).get("usage") or {})
         elif kind == "content_block_delta":
             delta = payload.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
@@ -83,11 +95,10 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
                 yield ReasoningDelta(str(delta["thinking"]))
         elif kind == "message_delta":
             stop_reason = str((payload.get("delta") or {}).get("stop_reason") or stop_reason)
-            usage = payload.get("usage") or {}
-            output_tokens = as_int(usage.get("output_tokens")) or output_tokens
-            input_tokens = as_int(usage.get("input_tokens")) or input_tokens
+            # Cumulative counts: what message_delta says replaces what message_start said.
+            usage.update({k: v for k, v in (payload.get("usage") or {}).items() if v is not None})
         elif kind == "message_stop":
-            yield Usage(input_tokens, output_tokens)
+            yield _usage(usage)
             yield Done(stop_reason)
             return
         # Unknown events and delta types are ignored: the API may add new ones.

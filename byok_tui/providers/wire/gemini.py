@@ -35,6 +35,21 @@ if TYPE_CHECKING:
     import httpx
 
 
+def _usage(meta: dict[str, Any]) -> Usage:
+    """candidatesTokenCount leaves out the thinking tokens, which are billed as output."""
+    answer, thoughts = (
+        as_int(meta.get("candidatesTokenCount")),
+        as_int(meta.get("thoughtsTokenCount")),
+    )
+    output = None if answer is None and thoughts is None else (answer or 0) + (thoughts or 0)
+    return Usage(
+        as_int(meta.get("promptTokenCount")),
+        output,
+        thoughts,
+        cached_input_tokens=as_int(meta.get("cachedContentTokenCount")),
+    )
+
+
 def _model_path(model_id: str) -> str:
     return quote(model_id.removeprefix("models/"), safe="-._~")
 
@@ -81,11 +96,7 @@ async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIte
             )
         meta = chunk.get("usageMetadata")
         if isinstance(meta, dict):
-            usage = Usage(
-                as_int(meta.get("promptTokenCount")),
-                as_int(meta.get("candidatesTokenCount")),
-                as_int(meta.get("thoughtsTokenCount")),
-            )
+            usage = _usage(meta)
         candidates = chunk.get("candidates") or []
         if not candidates or not isinstance(candidates[0], dict):
             continue

@@ -76,7 +76,18 @@ def _usage(raw: Any) -> Usage | None:
         return None
     details = raw.get("completion_tokens_details")
     reasoning = as_int(details.get("reasoning_tokens")) if isinstance(details, dict) else None
-    return Usage(as_int(raw.get("prompt_tokens")), as_int(raw.get("completion_tokens")), reasoning)
+    prompt_details = raw.get("prompt_tokens_details")
+    cached = (
+        as_int(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else None
+    )
+    if cached is None:
+        cached = as_int(raw.get("prompt_cache_hit_tokens"))  # DeepSeek
+    return Usage(
+        as_int(raw.get("prompt_tokens")),
+        as_int(raw.get("completion_tokens")),
+        reasoning,
+        cached_input_tokens=cached,
+    )
 
 
 async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:

@@ -1,0 +1,84 @@
+"""What a reply cost: the tokens its provider reported, priced with genai-prices' offline data.
+
+No network call, ever: genai-prices' own price updates are not used, so a price is the one
+shipped with the installed version (named in every price we record). A price that is not known
+is unknown, never $0; a local runtime costs $0. Amounts are US dollars.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from byok_tui.providers.types import Usage
+from byok_tui.registry import get_provider
+
+LOCAL_RUNTIME_PRICE = "local runtime: no charge"
+FREE_MODEL_PRICE = "free model: no charge"
+NO_USAGE = "the provider reported no token counts"
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    usd: float | None  # None: not known (no price for the model, or no token counts)
+    price: str  # the price it was worked out with and where that came from, or why none
+
+
+def prices_version() -> str:
+    from importlib.metadata import version
+
+    return f"genai-prices {version('genai-prices')}"
+
+
+def cost_of(provider_id: str, model_id: str, usage: Usage | None) -> Cost:
+    """The cost of one reply, worked out once when it ends (a later price never changes it)."""
+    provider = get_provider(provider_id)
+    if not provider.needs_key:
+        return Cost(0.0, LOCAL_RUNTIME_PRICE)
+    if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
+        return Cost(None, NO_USAGE)
+    from genai_prices import Usage as PricedUsage
+    from genai_prices import calc_price
+
+    billed = PricedUsage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=usage.cached_input_tokens or 0,
+        cache_write_tokens=usage.cache_write_tokens or 0,
+    )
+    try:
+        priced = calc_price(billed, model_id, provider_id=provider.id)
+    except LookupError:
+        known = next((m for m in provider.models if m.id == model_id), None)
+        if known is not None and known.free:
+            return Cost(0.0, FREE_MODEL_PRICE)
+        return Cost(None, f"price unknown: {prices_version()} has no price for {model_id}")
+    return Cost(float(priced.total_price), f"{prices_version()}: {priced.model_price}")
+
+
+def format_usd(amount: float) -> str:
+    """$12.34, $0.123, and below a cent two significant digits ($0.0031)."""
+    if amount == 0:
+        return "$0"
+    if amount >= 1:
+        return f"${amount:,.2f}"
+    if amount >= 0.01:
+        return f"${amount:.3f}"
+    digits = 1 - math.floor(math.log10(amount))
+    return f"${amount:.{digits}f}"
+
+
+def usage_line(
+    input_tokens: int | None, output_tokens: int | None, cost_usd: float | None, *, priced: bool
+) -> str:
+    """`1,204 in · 388 out · $0.0031`; "price unknown" where it is not known, never $0."""
+    parts = []
+    if input_tokens is not None:
+        parts.append(f"{input_tokens:,} in")
+    if output_tokens is not None:
+        parts.append(f"{output_tokens:,} out")
+    if cost_usd is not None:
+        parts.append(format_usd(cost_usd))
+    elif priced and parts:
+        parts.append("price unknown")
+    return " · ".join(parts)

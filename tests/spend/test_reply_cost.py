@@ -1,0 +1,72 @@
+"""Every reply shows what it was billed for, from the token counts in the provider's stream,
+priced once when it ends and stored: reopened later, it shows the same."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from byok_tui.app import ByokApp
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.pricing import cost_of, format_usd
+from byok_tui.providers.types import Usage
+from byok_tui.services import open_services, open_store
+from byok_tui.widgets.transcript import ReplyView
+from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
+from tests.support.provider_server import ProviderServer, openai_reply
+
+KEY = "sk-proj-" + "C" * 60
+USAGE = {"prompt_tokens": 1204, "completion_tokens": 388}
+
+
+def meta_lines(app: ByokApp) -> list[str]:
+    return [view._meta for view in app.screen.query(ReplyView)]
+
+
+async def test_a_reply_shows_its_tokens_and_cost_and_keeps_them(server: ProviderServer) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    server.reply_with(openai_reply("Priced.", usage=USAGE))
+    expected = cost_of("openai", "gpt-5.5", Usage(1204, 388))
+    assert expected.usd is not None and expected.usd > 0
+    line = f"1,204 in · 388 out · {format_usd(expected.usd)}"
+    env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
+
+    app = make_app(**env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "what does this cost?")
+        await wait_for(pilot, lambda: replies(app) == ["Priced."] and not replying(app))
+        await wait_for(pilot, lambda: any(line in meta for meta in meta_lines(app)))
+        assert meta_lines(app) == [f"openai · gpt-5.5 · global key · {line}"]
+        assert f"{format_usd(expected.usd)} this chat" in app.sub_title
+    assert server.requests[0].json["stream_options"] == {"include_usage": True}
+
+    (reply,) = [m for m in store.messages(store.conversations(1)[0].id) if m.role == "assistant"]
+    assert (reply.input_tokens, reply.output_tokens) == (1204, 388)
+    assert reply.cost_usd == expected.usd
+    assert reply.price is not None and reply.price.startswith("genai-prices ")
+
+    app = make_app(**env)  # reopened: the stored figures, not worked out again
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert meta_lines(app) == [f"openai · gpt-5.5 · global key · {line}"]
+        assert f"{format_usd(expected.usd)} this chat" in app.sub_title
+
+
+async def test_a_reply_whose_price_is_not_known_says_so_never_zero(
+    server: ProviderServer,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    store.update_bot(bot.id, replace(bot.config, model="gpt-unpriced"))
+    server.reply_with(openai_reply("Who knows.", usage=USAGE))
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "and this?")
+        await wait_for(pilot, lambda: any("price unknown" in meta for meta in meta_lines(app)))
+        assert "$0" not in meta_lines(app)[0]
+        assert "this chat" not in app.sub_title
