@@ -196,10 +196,13 @@ class AppData:
         text: str | None,
         *,
         on_sent: Callable[[], None] | None = None,
+        over_budget: bool = False,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
         bot read by `bot()`, which waited for the writes before it."""
-        return self._context.conversations.send(bot, conversation, text, on_sent=on_sent)
+        return self._context.conversations.send(
+            bot, conversation, text, on_sent=on_sent, over_budget=over_budget
+        )
 
     def close(self) -> None:
         """Wait for every write queued (every key typed is saved before the app goes)."""

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
+from byok_tui.budgets import BudgetReachedError, check_budgets
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.pricing import Cost, cost_of
@@ -130,9 +131,12 @@ class ReplyRecorder:
 
     async def finish_in_thread(self, status: MessageStatus) -> ReplyPriced:
         """`finish`, with the price worked out in a thread: loading the price data the first
-        time takes ~0.3 s, which the event loop must not wait for."""
+        time takes ~0.3 s, which the event loop must not wait for. The reply is saved first:
+        stopped meanwhile, it is kept (without its cost)."""
+        self.flush(status)
         cost = await asyncio.to_thread(cost_of, *self._priced_as, self.usage)
-        return self._priced(cost, status)
+        self._store.save_cost(self._message_id, cost)
+        return ReplyPriced(self.usage, cost)
 
     def _priced(
         self,
@@ -171,6 +175,7 @@ class ConversationService:
         *,
         config: BotConfig | None = None,
         on_sent: Callable[[], None] | None = None,
+        over_budget: bool = False,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
 
@@ -178,7 +183,8 @@ class ConversationService:
 
         `config` overrides the bot's configuration for this message only; the per-bot key is
         used only while the provider is the bot's own (a key for one provider is never sent
-        to another).
+        to another). A budget used up refuses the send before any request, unless
+        `over_budget` (the user chose to go over it this once).
         """
         store = self._store
         config = config or bot.config
@@ -200,8 +206,15 @@ class ConversationService:
 
         try:
             check_settings(provider, config.temperature, config.max_tokens)
+            if provider.needs_key and not over_budget:  # the local runtime costs nothing
+                check_budgets(store, provider.id)
             key = self._client.resolve(provider, bot_key=bot_key)
-        except (SettingOutOfRangeError, NoApiKeyError, UnusableKeyError) as error:
+        except (
+            SettingOutOfRangeError,
+            BudgetReachedError,
+            NoApiKeyError,
+            UnusableKeyError,
+        ) as error:
             # Nothing can be sent: say why, under the message (which is kept).
             failed = new_reply("error")
             store.save_reply(

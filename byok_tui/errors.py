@@ -29,6 +29,7 @@ class ErrorKind(StrEnum):
     STORAGE = "storage"  # the database
     CONFIG = "config"
     USAGE = "usage"
+    BUDGET = "budget"  # a spending cap the user set was reached: nothing was sent
 
 
 REMEDIES: dict[ErrorKind, str] = {
@@ -61,6 +62,10 @@ REMEDIES: dict[ErrorKind, str] = {
     ErrorKind.KEY_STORE: "Fix or move the file named above; byok-tui has not changed it.",
     ErrorKind.STORAGE: "Fix or move the file named above; byok-tui has not changed it.",
     ErrorKind.USAGE: "Run with --help to see the valid forms.",
+    ErrorKind.BUDGET: (
+        "Send anyway to go over it this once, raise it (`byok-tui budget set`), or wait for "
+        "the next period."
+    ),
 }
 
 

@@ -65,7 +65,7 @@ def format_usd(amount: float) -> str:
     if amount >= 0.01:
         return f"${amount:.3f}"
     digits = 1 - math.floor(math.log10(amount))
-    return f"${amount:.{digits}f}"
+    return f"${amount:.{digits}f}".rstrip("0")
 
 
 def usage_line(

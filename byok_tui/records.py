@@ -79,6 +79,17 @@ class Message:
     price: str | None = None  # the price the cost was worked out with, or why there is none
 
 
+BudgetPeriod = Literal["day", "month"]
+ALL_PROVIDERS = "all"  # a budget's scope when it caps the total across providers
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    scope: str  # a provider id, or ALL_PROVIDERS
+    amount_usd: float
+    per: BudgetPeriod
+
+
 class KeySource(StrEnum):
     PER_BOT = "per-bot"
     GLOBAL = "global"

@@ -36,6 +36,7 @@ EXIT_STATUS: dict[ErrorKind, int] = {
     ErrorKind.OVERLOADED: 8,
     ErrorKind.PROTOCOL: 8,
     ErrorKind.USAGE: 2,
+    ErrorKind.BUDGET: 9,
 }
 
 ASK_EPILOG = """\
@@ -45,6 +46,7 @@ exit status:
   2 bad usage                   7 credits or billing
   3 no API key                  8 the provider refused the request
   4 invalid key or no permission
+  9 a budget (`byok-tui budget`) is reached: nothing was sent; --over-budget sends anyway
 
 Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
 nothing is lost if the connection or the process dies: the app shows it later.
@@ -105,6 +107,11 @@ def add_parsers(commands: Any) -> None:
         "--reasoning", action="store_true", help="also print reasoning, to standard error"
     )
     ask.add_argument(
+        "--over-budget",
+        action="store_true",
+        help="send even when a budget (`byok-tui budget`) is reached, this once",
+    )
+    ask.add_argument(
         "--allow-secrets",
         action="store_true",
         help="send the prompt even if it contains one of your keys or a key-shaped string",
@@ -155,6 +162,7 @@ def _client(services: Services, timeout: float | None) -> Any:
 
 
 def _ask(args: argparse.Namespace) -> int:
+    from byok_tui.budgets import standings
     from byok_tui.conversation import title_for
     from byok_tui.records import BotConfig
     from byok_tui.services import default_bot, open_store, remember_every_key
@@ -186,6 +194,10 @@ def _ask(args: argparse.Namespace) -> int:
             f"the prompt contains {' and '.join(found)}; nothing was sent",
             remedy="Remove it, or pass --allow-secrets to send it anyway.",
         )
+    if provider.needs_key:
+        for standing in standings(store, provider.id):
+            if standing.near or (standing.reached and args.over_budget):
+                print(f"byok-tui: budget: {standing.describe()}", file=sys.stderr)
     conversation = store.create_conversation(bot.id, title_for(prompt))
     try:
         return asyncio.run(_stream(services, store, bot, conversation, prompt, config, args))
@@ -213,7 +225,10 @@ async def _stream(
     async with _client(services, args.timeout) as client:
         service = ConversationService(store, client)
         try:
-            async for event in service.send(bot, conversation, prompt, config=config):
+            sending = service.send(
+                bot, conversation, prompt, config=config, over_budget=args.over_budget
+            )
+            async for event in sending:
                 if isinstance(event, TextDelta):
                     reply.write(event.text)
                 elif isinstance(event, ReasoningDelta) and args.reasoning:

@@ -217,14 +217,14 @@ class ChatColumn(Vertical):
             text, self._unechoed = self._unechoed, None
             self.query_one(Transcript).add_user(text)
 
-    def _start_send(self, text: str | None) -> None:
+    def _start_send(self, text: str | None, *, over_budget: bool = False) -> None:
         self._activity_started = self._clock()
         self._stream = ReplyStream(self)  # the reply this send brings
-        self._send = self._send_worker(text)
+        self._send = self._send_worker(text, over_budget)
         self._tick_activity()  # at once, not at the next half-second tick
 
     @work(exclusive=True, group="send")
-    async def _send_worker(self, text: str | None) -> None:
+    async def _send_worker(self, text: str | None, over_budget: bool) -> None:
         data = self.data
         if not self._ready.is_set():
             await self._ready.wait()  # the conversation the message belongs to is opening
@@ -266,7 +266,10 @@ class ChatColumn(Vertical):
                 self.post_message(ReplyOpened(unopened.pop()))
 
         try:
-            async for event in data.send(bot, conversation, text, on_sent=open_reply):
+            sending = data.send(
+                bot, conversation, text, on_sent=open_reply, over_budget=over_budget
+            )
+            async for event in sending:
                 if self._unsent_kept:
                     self._forget_unsent()  # stored in its conversation now
                 if time.perf_counter() - slice_started > YIELD_SECONDS:
@@ -342,9 +345,10 @@ class ChatColumn(Vertical):
         if reply is not None and not (reply.content or reply.reasoning):
             await reply.remove()  # nothing arrived: the error block says it all
         said = error.provider_message if isinstance(error, ProviderError) else None
-        self.query_one(Transcript).add_error(
-            error.message, f"{error.remedy} Press ctrl+r to retry.", said
-        )
+        retry = "" if error.kind is ErrorKind.BUDGET else " Press ctrl+r to retry."
+        self.query_one(Transcript).add_error(error.message, f"{error.remedy}{retry}", said)
+        if error.kind is ErrorKind.BUDGET:
+            self._offer_to_go_over_budget(error.message)
         if (
             isinstance(error, ProviderError)
             and error.kind is ErrorKind.RATE_LIMIT
@@ -356,6 +360,16 @@ class ChatColumn(Vertical):
             # Wait out the provider's own figure, with a countdown, then try once more.
             self._retried_after_limit = True
             self._retry_at = self._clock() + error.retry_after
+
+    def _offer_to_go_over_budget(self, reached: str) -> None:
+        """A one-off choice: the message waits, stored, until the user decides."""
+
+        def decided(send_anyway: bool | None) -> None:
+            if send_anyway and not self.busy and self._conversation is not None:
+                self._start_send(None, over_budget=True)
+
+        question = f"{reached}. Send this message anyway, going over the budget this once?"
+        self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def on_reply_ended(self, message: ReplyEnded) -> None:
         self._echo()

@@ -93,6 +93,14 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE messages ADD COLUMN price TEXT;
     CREATE INDEX messages_by_time ON messages(created) WHERE role = 'assistant';
     """,
+    # 4: spending caps, per provider or for all of them ('all'), per day or per month.
+    """
+    CREATE TABLE budgets (
+        scope TEXT PRIMARY KEY,
+        amount_usd REAL NOT NULL CHECK (amount_usd >= 0),
+        per TEXT NOT NULL CHECK (per IN ('day', 'month'))
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

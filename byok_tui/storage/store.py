@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import check_key
-from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
+from byok_tui.records import Bot, BotConfig, Budget, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
@@ -351,10 +351,51 @@ class Store:
                 ),
             )
             if cost is not None:
-                db.execute(
-                    "UPDATE messages SET cost_usd = ?, price = ? WHERE id = ?",
-                    (cost.usd, clean_line(cost.price), message_id),
-                )
+                self._save_cost(db, message_id, cost)
+
+    def save_cost(self, message_id: int, cost: Cost) -> None:
+        """A reply's cost, once it has ended: it is never worked out again."""
+        with self.transaction() as db:
+            self._save_cost(db, message_id, cost)
+
+    @staticmethod
+    def _save_cost(db: sqlite3.Connection, message_id: int, cost: Cost) -> None:
+        db.execute(
+            "UPDATE messages SET cost_usd = ?, price = ? WHERE id = ?",
+            (cost.usd, clean_line(cost.price), message_id),
+        )
+
+    # Spend and budgets -----------------------------------------------------------------------
+
+    def spent_since(self, since: float, provider: str | None = None) -> float:
+        """What replies since `since` (a Unix time) cost, for one provider or all of them;
+        replies whose cost is not known count for nothing."""
+        query = (
+            "SELECT COALESCE(SUM(cost_usd), 0) FROM messages"
+            " WHERE role = 'assistant' AND created >= ?"
+        )
+        values: tuple[object, ...] = (since,)
+        if provider is not None:
+            query += " AND provider = ?"
+            values += (provider,)
+        return float(self.connection().execute(query, values).fetchone()[0])
+
+    def budgets(self) -> list[Budget]:
+        query = "SELECT scope, amount_usd, per FROM budgets ORDER BY scope"
+        rows = self.connection().execute(query)
+        return [Budget(row["scope"], row["amount_usd"], row["per"]) for row in rows]
+
+    def set_budget(self, budget: Budget) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO budgets (scope, amount_usd, per) VALUES (?, ?, ?) ON CONFLICT(scope)"
+                " DO UPDATE SET amount_usd = excluded.amount_usd, per = excluded.per",
+                (budget.scope, budget.amount_usd, budget.per),
+            )
+
+    def remove_budget(self, scope: str) -> bool:
+        with self.transaction() as db:
+            return db.execute("DELETE FROM budgets WHERE scope = ?", (scope,)).rowcount > 0
 
     # Settings ------------------------------------------------------------------------------
 

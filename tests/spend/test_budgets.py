@@ -1,0 +1,132 @@
+"""A budget stops a send before any request leaves: `ask` exits 9 and the app offers a one-off
+"send anyway"; at 80 % the user is told; spend is counted from the priced replies."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+import pytest
+
+from byok_tui.budgets import period_start, standings
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.pricing import Cost
+from byok_tui.records import Budget
+from byok_tui.screens.dialogs import ConfirmDialog
+from byok_tui.services import open_services, open_store
+from byok_tui.storage.store import Store
+from tests.support.cli import run_cli
+from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for
+from tests.support.provider_server import ProviderServer, openai_reply
+
+KEY = "sk-proj-" + "B" * 60
+
+
+def spent(store: Store, provider: str, usd: float | None, when: float | None = None) -> None:
+    """A reply of `provider` that cost `usd`, as byok-tui would have stored it."""
+    bot = store.default_bot(provider, "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "earlier")
+    reply = store.add_message(conversation.id, "assistant", "", provider=provider)
+    store.save_reply(
+        reply.id, content="x", reasoning="", status="complete", cost=Cost(usd, "test price")
+    )
+    if when is not None:
+        with store.transaction() as db:
+            db.execute("UPDATE messages SET created = ? WHERE id = ?", (when, reply.id))
+
+
+@pytest.fixture
+def db() -> Store:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    return open_store(open_services())
+
+
+def test_a_period_starts_at_local_midnight_and_on_the_first_of_the_month() -> None:
+    now = datetime(2026, 11, 23, 15, 30).timestamp()
+    assert datetime.fromtimestamp(period_start("day", now)) == datetime(2026, 11, 23)
+    assert datetime.fromtimestamp(period_start("month", now)) == datetime(2026, 11, 1)
+
+
+def test_spend_counts_this_periods_priced_replies_only(db: Store) -> None:
+    spent(db, "openai", 1.25)
+    spent(db, "openai", 0.005)  # sub-cent amounts add up exactly enough
+    spent(db, "openai", None)  # price unknown: counts for nothing, never a guess
+    spent(db, "groq", 2.0)
+    spent(db, "openai", 100.0, when=period_start("month") - 60)  # last month
+    db.set_budget(Budget("openai", 5.0, "month"))
+    db.set_budget(Budget("all", 3.0, "month"))
+    (all_providers, openai) = standings(db, "openai")
+    assert openai.spent == pytest.approx(1.255)
+    assert all_providers.spent == pytest.approx(3.255) and all_providers.reached
+    assert all_providers.describe() == "$3.25 of $3.00 this month for all providers"
+    assert [s.budget.scope for s in standings(db, "mistral")] == ["all"]
+
+
+def ask(server: ProviderServer, *extra: str) -> tuple[int, str]:
+    done = run_cli(
+        "ask",
+        "-p",
+        "openai",
+        *extra,
+        "hello",
+        env={"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"},
+    )
+    return done.returncode, done.stderr
+
+
+def test_ask_sends_nothing_and_exits_9_once_a_budget_is_reached(
+    db: Store, server: ProviderServer
+) -> None:
+    spent(db, "openai", 5.0)
+    assert run_cli("budget", "set", "openai", "5", "--per", "month").returncode == 0
+    status, said = ask(server)
+    assert status == 9
+    assert "Budget reached: $5.00 of $5.00 this month for openai" in said
+    assert server.requests == []
+
+    server.reply_with(openai_reply("over it"))
+    status, said = ask(server, "--over-budget")
+    assert status == 0 and len(server.requests) == 1
+    assert "budget: $5.00 of $5.00 this month for openai" in said
+
+
+def test_ask_warns_at_80_percent_and_still_sends(db: Store, server: ProviderServer) -> None:
+    spent(db, "openai", 0.85)
+    run_cli("budget", "set", "all", "1", "--per", "day")
+    server.reply_with(openai_reply("fine"))
+    status, said = ask(server)
+    assert status == 0 and len(server.requests) == 1
+    assert "budget: $0.850 of $1.00 today for all providers" in said
+
+
+def test_budget_commands_set_list_and_remove(db: Store) -> None:
+    assert run_cli("budget", "list").stdout.startswith("No budgets.")
+    run_cli("budget", "set", "openai", "0.005", "--per", "day")
+    listed = run_cli("budget", "list").stdout
+    assert "openai" in listed and "$0.005 today for openai" in listed
+    assert db.budgets() == [Budget("openai", 0.005, "day")]
+    assert run_cli("budget", "rm", "openai").returncode == 0
+    assert run_cli("budget", "rm", "openai").returncode == 2
+    assert run_cli("budget", "set", "nosuch", "1", "--per", "day").returncode == 2
+    assert run_cli("budget", "set", "openai", "-1", "--per", "day").returncode == 2
+    assert db.budgets() == []
+
+
+async def test_the_app_refuses_a_send_over_budget_then_sends_it_once_if_asked(
+    db: Store, server: ProviderServer
+) -> None:
+    spent(db, "openai", 2.0, when=time.time())
+    db.set_budget(Budget("openai", 2.0, "day"))
+    server.reply_with(openai_reply("sent anyway"))
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "one more please")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert server.requests == [], "refused before any request"
+        assert any("Budget reached: $2.00 of $2.00 today for openai" in e for e in error_texts(app))
+        await pilot.click("#yes")
+        await wait_for(pilot, lambda: replies(app)[-1:] == ["sent anyway"])
+    assert len(server.requests) == 1
+    assert server.requests[0].json["messages"][-1]["content"] == "one more please"
