@@ -22,7 +22,7 @@ import threading
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from byok_tui.chat_state import ChatState, KeyInUse, key_in_use, read_state
+from byok_tui.chat_state import ChatState, KeyInUse, key_in_use, read_spend, read_state
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from byok_tui.conversation import ReplyPriced, ReplyStarted
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.types import ListedModel, StreamEvent
-    from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview
+    from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview, Spend
     from byok_tui.registry import Provider
     from byok_tui.services import AppContext
 
@@ -162,6 +162,11 @@ class AppData:
             return key_in_use(self._context, self._context.db.bot(bot_id))
         except ByokError as error:
             return KeyInUse(error.one_line(), found=False)
+
+    def spend(self, provider_id: str) -> Spend:
+        """What `provider_id` cost today and this month, and its budgets."""
+        self._settled()
+        return read_spend(self._context, provider_id)
 
     def bot(self, bot_id: int) -> Bot:
         self._settled()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
+from byok_tui.budgets import period_start, standings
 from byok_tui.keys import (
     KeyStore,
     KeyStoreError,
@@ -17,7 +18,7 @@ from byok_tui.keys import (
     resolve_key,
 )
 from byok_tui.keys.overview import KeySnapshot, read_keys
-from byok_tui.records import Bot, Conversation, KeyOverview, Message
+from byok_tui.records import Bot, Conversation, KeyOverview, Message, Spend
 from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
@@ -30,6 +31,18 @@ class KeyInUse:
 
     line: str
     found: bool
+
+
+def read_spend(context: AppContext, provider_id: str) -> Spend:
+    store = context.db
+    applying = standings(store, provider_id)
+    return Spend(
+        provider_id,
+        store.spent_since(period_start("day"), provider_id),
+        store.spent_since(period_start("month"), provider_id),
+        tuple(standing.describe() for standing in applying),
+        any(standing.near or standing.reached for standing in applying),
+    )
 
 
 @dataclass
@@ -48,6 +61,7 @@ class ChatState:
     key_in_use: KeyInUse
     unsent: str  # a message sent while a conversation was opening, left by a process killed
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
+    spend: Spend
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -143,4 +157,5 @@ def read_state(
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
         moved_to=moved_to,
+        spend=read_spend(context, bot.config.provider),
     )

@@ -90,6 +90,17 @@ class Budget:
     per: BudgetPeriod
 
 
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """What the bot's provider cost today and this month, and its budgets, in words."""
+
+    provider_id: str
+    today: float
+    month: float
+    budgets: tuple[str, ...]  # `$4.10 of $5.00 this month for openai`, one per budget
+    warning: bool  # a budget is near or reached
+
+
 class KeySource(StrEnum):
     PER_BOT = "per-bot"
     GLOBAL = "global"

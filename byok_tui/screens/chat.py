@@ -37,6 +37,7 @@ from byok_tui.screens.chat_messages import (
     BotDeleted,
     KeyInUseFound,
     LocalRuntimeChecked,
+    SpendRead,
     StateLoaded,
     StateLoadFailed,
 )
@@ -124,6 +125,7 @@ class ChatScreen(Screen[None]):
         others = {bot.name for bot in state.bots if bot.id != state.bot.id}
         pane.show(state.bot, state.models, state.global_key, state.bot_key, others)
         pane.show_key_in_use(state.key_in_use.line)
+        pane.show_spend(state.spend)
 
     # Loading -------------------------------------------------------------------------------
 
@@ -437,6 +439,14 @@ class ChatScreen(Screen[None]):
         # A message, not call_from_thread: it is handled in order with the screen's own
         # teardown, so a line found while the app closes never meets half-removed widgets.
         self.post_message(KeyInUseFound(key))
+        self.post_message(SpendRead(self.data.spend(self.state.bot.config.provider)))
+
+    def on_spend_read(self, message: SpendRead) -> None:
+        if self.state is not None:
+            self.state.spend = message.spend  # what the pane shows if it mounts later
+        pane = self._config_pane()
+        if pane is not None:
+            pane.show_spend(message.spend)
 
     def on_key_in_use_found(self, message: KeyInUseFound) -> None:
         key = message.key

@@ -9,6 +9,7 @@ from textual.message import Message
 
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
+from byok_tui.records import Spend
 
 
 @dataclass
@@ -34,6 +35,11 @@ class LocalRuntimeChecked(Message):
 @dataclass
 class KeyInUseFound(Message):
     key: KeyInUse
+
+
+@dataclass
+class SpendRead(Message):
+    spend: Spend
 
 
 @dataclass

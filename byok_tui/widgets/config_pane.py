@@ -15,7 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from byok_tui.records import Bot, BotConfig
+from byok_tui.pricing import format_usd
+from byok_tui.records import Bot, BotConfig, Spend
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
 
@@ -36,6 +37,8 @@ class ConfigPane(VerticalScroll):
     ConfigPane.keyless #keys { display: none; }  /* a local runtime takes no key */
     ConfigPane .warning { color: $warning; display: none; }
     ConfigPane .warning.shown { display: block; }
+    ConfigPane > #spend { margin-top: 1; color: $text-muted; }
+    ConfigPane > #spend.near { color: $warning; }
     /* Always in view, however far the pane is scrolled: which key the next message uses. */
     ConfigPane > #key-in-use {
         dock: bottom; padding: 0 1; text-style: bold;
@@ -88,6 +91,7 @@ class ConfigPane(VerticalScroll):
             yield Label("Per-Bot API Key (this bot only, instead of the API Key)")
             yield KeyField(placeholder="empty: the key above", id="bot-key")
             yield Static(id="bot-key-warning", classes="warning")
+        yield Static(id="spend")
         yield Static(id="key-in-use")
 
     @property
@@ -144,6 +148,19 @@ class ConfigPane(VerticalScroll):
         )
         self.query_one("#global-key", KeyField).set_value(value)
         self._warn("#global-key-warning", value)
+
+    def show_spend(self, spend: Spend) -> None:
+        """What the provider cost today and this month, and its budgets (in the warning
+        colour from 80 % of one)."""
+        name = get_provider(spend.provider_id).display_name
+        lines = [
+            f"Spent on {name}: {format_usd(spend.today)} today · "
+            f"{format_usd(spend.month)} this month",
+            *(f"{'⚠ ' if spend.warning else ''}Budget: {line}" for line in spend.budgets),
+        ]
+        shown = self.query_one("#spend", Static)
+        shown.update(Text("\n".join(lines)))
+        shown.set_class(spend.warning, "near")
 
     def show_key_in_use(self, description: str) -> None:
         self.query_one("#key-in-use", Static).update(Text(f"Next message: {description}"))

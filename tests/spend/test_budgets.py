@@ -7,6 +7,7 @@ import time
 from datetime import datetime
 
 import pytest
+from textual.widgets import Static
 
 from byok_tui.budgets import period_start, standings
 from byok_tui.keys import entry_name, open_key_store
@@ -130,3 +131,28 @@ async def test_the_app_refuses_a_send_over_budget_then_sends_it_once_if_asked(
         await wait_for(pilot, lambda: replies(app)[-1:] == ["sent anyway"])
     assert len(server.requests) == 1
     assert server.requests[0].json["messages"][-1]["content"] == "one more please"
+
+
+async def test_the_config_pane_shows_todays_and_this_months_spend_and_warns_near_a_budget(
+    db: Store, server: ProviderServer
+) -> None:
+    spent(db, "openai", 0.5, when=time.time())
+    spent(db, "openai", 3.5, when=max(period_start("month"), time.time() - 86_400 * 2))
+    db.set_budget(Budget("openai", 5.0, "month"))
+    server.reply_with(openai_reply("ok", usage={"prompt_tokens": 200_000, "completion_tokens": 2}))
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(app.screen.query("#spend")))
+
+        def shown() -> str:
+            return str(app.screen.query_one("#spend", Static).render())
+
+        await wait_for(pilot, lambda: "Spent on OpenAI" in shown())
+        lines = shown().splitlines()
+        assert lines[0].startswith("Spent on OpenAI: $0.500 today · $4.00 this month")
+        assert lines[1] == "⚠ Budget: $4.00 of $5.00 this month for openai"
+        assert app.screen.query_one("#spend").has_class("near")
+        await send(pilot, "a priced one")
+        await wait_for(pilot, lambda: "$0.500 today" not in shown())  # re-read after the reply
+        assert "⚠ Budget: $5.00 of $5.00 this month for openai" in shown().splitlines()
