@@ -255,6 +255,41 @@ async def bench_history(work: Path, quick: bool) -> tuple[Result, float]:
     return result, growth
 
 
+def bench_usage(work: Path, quick: bool) -> Result:
+    """`byok-tui usage`'s query over 100,000 priced replies, against 1,000."""
+    import sqlite3
+
+    from byok_tui.storage.store import Store
+
+    def timed(replies: int, name: str) -> float:
+        env = make_home(work / name, 1, replies * 2)  # a question and a reply each
+        path = Path(env["BYOK_TUI_HOME"]) / "data" / "byok-tui.sqlite3"
+        with sqlite3.connect(path) as db:
+            db.execute(
+                "UPDATE messages SET cost_usd = 0.001, input_tokens = 900, output_tokens = 300"
+            )
+        store = Store(path)
+        times = []
+        for _ in range(1 if quick else 5):
+            started = time.perf_counter()
+            store.usage(0.0, "model")
+            times.append(time.perf_counter() - started)
+        store.close()
+        return statistics.median(times)
+
+    size = 2_000 if quick else 100_000
+    base, large = timed(1_000, "usage-small"), timed(size, "usage-large")
+    return Result(
+        7,
+        f"usage report over {size:,} priced replies",
+        _ms(large),
+        f"1,000 replies {_ms(base)}",
+        large / base,
+        "under 100 ms",
+        large < 0.1,
+    )
+
+
 async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
     from byok_tui.screens.chat_column import ChatColumn
     from byok_tui.widgets.key_field import KeyField
@@ -361,12 +396,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 7),
+        choices=range(1, 8),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 7))
+    only = set(args.only or range(1, 8))
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)
@@ -376,6 +411,8 @@ def main() -> int:
                 results.append(startup)
         results += asyncio.run(run_in_process(work, args.quick, only))
         after = rss_mb()
+        if 7 in only:
+            results.append(bench_usage(work, args.quick))
     if 6 in only:
         results.append(
             Result(

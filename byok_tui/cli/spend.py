@@ -1,4 +1,5 @@
-"""`byok-tui budget …`: spending caps that stop a send before any request leaves."""
+"""`byok-tui budget …`: spending caps that stop a send before any request leaves; and
+`byok-tui usage`: what the replies cost, grouped."""
 
 from __future__ import annotations
 
@@ -42,7 +43,32 @@ def _amount(value: str) -> float:
     return amount
 
 
+def _since(value: str) -> float:
+    """`30d`, `12h` or `90m` ago, as a Unix time."""
+    import time
+
+    units = {"d": 86_400, "h": 3_600, "m": 60}
+    number, unit = value.strip()[:-1], value.strip()[-1:].lower()
+    if unit not in units or not number.isdigit():
+        raise argparse.ArgumentTypeError(f"a span such as 30d, 12h or 90m, not {value!r}")
+    return time.time() - int(number) * units[unit]
+
+
 def add_parsers(commands: Any) -> None:
+    usage = commands.add_parser(
+        "usage",
+        help="requests, tokens and cost of the replies, grouped",
+        description="What the replies cost, from the token counts the providers reported and "
+        "the prices byok-tui recorded for them (the app's and ask's alike). A cost is left "
+        "out where the price is not known: `unpriced` counts those replies.",
+    )
+    usage.add_argument(
+        "--since", type=_since, default="30d", metavar="SPAN", help="30d (default), 12h, 90m"
+    )
+    usage.add_argument("--by", choices=("provider", "model", "bot", "key", "day"), default="model")
+    usage.add_argument("--json", action="store_true", help="a JSON list of rows")
+    usage.set_defaults(run=_usage_report)
+
     budget = commands.add_parser(
         "budget",
         help="set, list and remove spending caps per provider or for all",
@@ -64,6 +90,46 @@ def add_parsers(commands: Any) -> None:
     remove = actions.add_parser("rm", help="remove a budget")
     remove.add_argument("scope", type=_scope, metavar="PROVIDER|all")
     remove.set_defaults(run=_remove)
+
+
+def _usage_report(args: argparse.Namespace) -> int:
+    import json
+
+    from byok_tui.pricing import format_usd
+    from byok_tui.services import open_services, open_store
+
+    rows = open_store(open_services()).usage(args.since, args.by)
+    if args.json:
+        for row in rows:
+            row.setdefault("provider", None)
+            row.setdefault("model", None)
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("No replies in that time.")
+        return 0
+    names = [name for name in rows[0] if name not in NUMBERS]
+    table = [[*names, "requests", "in", "out", "cost"]]
+    for row in rows:
+        cost = "price unknown" if row["cost_usd"] is None else format_usd(row["cost_usd"])
+        if row["cost_usd"] is not None and row["unpriced"]:
+            cost += f" (+{row['unpriced']} unpriced)"
+        table.append(
+            [
+                *(str(row[name] or "-") for name in names),
+                f"{row['requests']:,}",
+                f"{row['input_tokens']:,}",
+                f"{row['output_tokens']:,}",
+                cost,
+            ]
+        )
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)))
+    return 0
+
+
+NUMBERS = {"requests", "input_tokens", "output_tokens", "cost_usd", "unpriced"}
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

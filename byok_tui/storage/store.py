@@ -24,6 +24,16 @@ from byok_tui.redaction import redact, redact_keys, redact_known_secrets, rememb
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
 
+UsageGrouping = Literal["provider", "model", "bot", "key", "day"]
+# What each grouping of `Store.usage` names its rows by: (column, SQL expression).
+_USAGE_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
+    "provider": (("provider", "m.provider"),),
+    "model": (("provider", "m.provider"), ("model", "m.model")),
+    "bot": (("bot", "b.name"), ("provider", "m.provider"), ("model", "m.model")),
+    "key": (("provider", "m.provider"), ("key", "m.key_source")),
+    "day": (("day", "date(m.created, 'unixepoch', 'localtime')"), ("provider", "m.provider")),
+}
+
 if TYPE_CHECKING:
     from byok_tui.pricing import Cost
     from byok_tui.providers.types import Usage
@@ -379,6 +389,30 @@ class Store:
             query += " AND provider = ?"
             values += (provider,)
         return float(self.connection().execute(query, values).fetchone()[0])
+
+    def usage(self, since: float, by: UsageGrouping) -> list[dict[str, Any]]:
+        """Replies since `since` grouped `by` provider, model, bot, key source or local day:
+        requests, tokens, and the cost of those whose price is known (None when none is)."""
+        columns = _USAGE_GROUPS[by]
+        names = ", ".join(f"{expression} AS {name}" for name, expression in columns)
+        keys = ", ".join(expression for _name, expression in columns)
+        rows = self.connection().execute(
+            f"SELECT {names}, COUNT(*) AS requests,"  # noqa: S608 (names from _USAGE_GROUPS)
+            " COALESCE(SUM(m.input_tokens), 0) AS input_tokens,"
+            " COALESCE(SUM(m.output_tokens), 0) AS output_tokens,"
+            " SUM(m.cost_usd) AS cost_usd, COUNT(*) - COUNT(m.cost_usd) AS unpriced"
+            " FROM messages AS m"
+            + (
+                " JOIN conversations AS c ON c.id = m.conversation_id"
+                " JOIN bots AS b ON b.id = c.bot_id"
+                if by == "bot"
+                else ""
+            )
+            + " WHERE m.role = 'assistant' AND m.created >= ?"
+            f" GROUP BY {keys} ORDER BY {keys}",
+            (since,),
+        )
+        return [dict(row) for row in rows]
 
     def budgets(self) -> list[Budget]:
         query = "SELECT scope, amount_usd, per FROM budgets ORDER BY scope"
