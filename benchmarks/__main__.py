@@ -290,6 +290,48 @@ def bench_usage(work: Path, quick: bool) -> Result:
     )
 
 
+async def bench_typing(work: Path, quick: bool) -> Result:
+    """Keys typed into the composer of a 2,000-message conversation, with the cost estimate
+    worked out at each pause, against the same typing with the estimate off."""
+    from byok_tui.screens.chat_column import ChatColumn
+
+    env = make_home(work / "typing", 1, 2_000)
+    keys = 20 if quick else 120
+
+    async def typing(estimating: bool) -> list[float]:
+        original = ChatColumn._estimate_draft
+        if not estimating:
+            ChatColumn._estimate_draft = lambda self: None  # type: ignore[method-assign]
+        times: list[float] = []
+        try:
+            with environment(env):
+                app = await _app_session(env)
+                async with app.run_test(size=(120, 40)) as pilot:
+                    await _chat_screen(app)
+                    await workers_done(app)
+                    for number in range(keys):
+                        started = time.perf_counter()
+                        await pilot.press("abcdefghij"[number % 10])
+                        times.append(time.perf_counter() - started)
+                        if number % 10 == 9:  # a pause: the estimate is worked out now
+                            await pilot.pause(0.4)
+        finally:
+            ChatColumn._estimate_draft = original  # type: ignore[method-assign]
+        return times
+
+    off = statistics.median(await typing(False))
+    on = statistics.median(await typing(True))
+    return Result(
+        8,
+        "a key typed into the composer (2,000-message conversation), cost estimate on",
+        _ms(on),
+        f"estimate off {_ms(off)}",
+        on / off,
+        "ratio <= 1.2",
+        on / off <= 1.2,
+    )
+
+
 async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
     from byok_tui.screens.chat_column import ChatColumn
     from byok_tui.widgets.key_field import KeyField
@@ -381,6 +423,8 @@ async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result
         results.append((await bench_history(work, quick))[0])
     if only & {4, 5}:
         results.extend(r for r in await bench_send(work, quick) if r.number in only)
+    if 8 in only:
+        results.append(await bench_typing(work, quick))
     return results
 
 
@@ -396,12 +440,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 8),
+        choices=range(1, 9),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 8))
+    only = set(args.only or range(1, 9))
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)

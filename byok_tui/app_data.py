@@ -163,6 +163,19 @@ class AppData:
         except ByokError as error:
             return KeyInUse(error.one_line(), found=False)
 
+    def estimate(self, bot_id: int, conversation_id: int | None, draft: str) -> str:
+        """The estimated input tokens and cost of sending `draft` now, in words (a local
+        estimate: no request)."""
+        from byok_tui.conversation import history_for
+        from byok_tui.estimate import estimate
+
+        self._settled()
+        db = self._context.db
+        config = db.bot(bot_id).config
+        history = history_for(db.messages(conversation_id)) if conversation_id else ()
+        texts = [config.system_prompt, *(message.content for message in history), draft]
+        return estimate(config.provider, config.model, texts).line()
+
     def spend(self, provider_id: str) -> Spend:
         """What `provider_id` cost today and this month, and its budgets."""
         self._settled()

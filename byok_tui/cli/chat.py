@@ -112,6 +112,11 @@ def add_parsers(commands: Any) -> None:
         help="send even when a budget (`byok-tui budget`) is reached, this once",
     )
     ask.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print the estimated input tokens and cost, and send nothing (a local estimate)",
+    )
+    ask.add_argument(
         "--allow-secrets",
         action="store_true",
         help="send the prompt even if it contains one of your keys or a key-shaped string",
@@ -187,6 +192,12 @@ def _ask(args: argparse.Namespace) -> int:
     )
     check_settings(provider, config.temperature, config.max_tokens)  # usage error: exit 2
     prompt = _read_prompt(args.prompt)
+    if args.estimate:
+        from byok_tui.estimate import estimate
+
+        guess = estimate(provider.id, config.model, [config.system_prompt, prompt])
+        print(f"{guess.line()} ({provider.id} {config.model}); nothing was sent")
+        return 0
     remember_every_key(services, store)  # to spot any of them in the prompt and the reply
     found = secrets_in(prompt)
     if found and not args.allow_secrets:

@@ -24,6 +24,8 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
@@ -43,6 +45,7 @@ from byok_tui.records import Conversation
 from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
+    DraftEstimated,
     ReplyBilled,
     ReplyDone,
     ReplyEnded,
@@ -60,6 +63,7 @@ YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, n
 FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first words to be drawn
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
+ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
 
 
 class ChatColumn(Vertical):
@@ -99,6 +103,8 @@ class ChatColumn(Vertical):
         self._ready = asyncio.Event()
         self._unsent_kept = False  # a message waiting for its conversation is kept aside
         self._billed: float | None = None  # what the reply in progress cost, once it ended
+        self._estimate_line = ""  # what sending the composer's text would cost
+        self._estimate_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
@@ -383,6 +389,37 @@ class ChatColumn(Vertical):
         self.post_message(self.ReplyFinished(self._billed))
         self._billed = None
 
+    # The estimate of what the draft would cost ------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not isinstance(event.text_area, Composer):
+            return
+        # Worked out once typing pauses, in a thread: a keystroke only restarts this timer.
+        if self._estimate_timer is not None:
+            self._estimate_timer.stop()
+        self._estimate_timer = self.set_timer(ESTIMATE_PAUSE, self._estimate_draft)
+
+    def _estimate_draft(self) -> None:
+        self._estimate_timer = None
+        draft = self.query_one(Composer).text
+        if not draft.strip() or self._bot_id is None:
+            self.post_message(DraftEstimated(""))
+            return
+        conversation_id = self._conversation.id if self._conversation else None
+        self._estimate_worker(self._bot_id, conversation_id, draft)
+
+    @work(thread=True, exclusive=True, group="estimate", exit_on_error=False)
+    def _estimate_worker(self, bot_id: int, conversation_id: int | None, draft: str) -> None:
+        try:
+            line = self.data.estimate(bot_id, conversation_id, draft)
+        except ByokError:
+            line = ""  # an estimate is a nicety: a read that failed is said elsewhere
+        self.post_message(DraftEstimated(line))
+
+    def on_draft_estimated(self, message: DraftEstimated) -> None:
+        self._estimate_line = message.line
+        self._tick_activity()
+
     # The activity line ----------------------------------------------------------------------
 
     def _tick_activity(self) -> None:
@@ -400,4 +437,4 @@ class ChatColumn(Vertical):
             doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"
             activity.show_working(doing, 1 + int((now - self._activity_started) * 2) % 3)
         else:
-            activity.show_idle()
+            activity.show_idle(self._estimate_line)

@@ -64,6 +64,13 @@ class ReplyBilled(Message, bubble=False):
     cost_usd: float | None
 
 
+@dataclass
+class DraftEstimated(Message, bubble=False):
+    """What sending the composer's text would cost, in words (empty: nothing to say)."""
+
+    line: str
+
+
 class ReplyDone(Message, bubble=False):
     """The provider said the reply is complete (it is being saved)."""
 

@@ -30,8 +30,9 @@ class ActivityLine(Static):
     def show_working(self, doing: str, dots: int) -> None:
         self._say(f"● {doing}{'.' * dots:<3} (Esc stops)", busy=True)
 
-    def show_idle(self) -> None:
-        self._say("", busy=False)
+    def show_idle(self, estimate: str = "") -> None:
+        """Nothing going on: the estimate of what the message being typed would cost."""
+        self._say(estimate, busy=False)
 
     def _say(self, line: str, *, busy: bool) -> None:
         self.update(Text(line), layout=False)

@@ -1,0 +1,76 @@
+"""Knowing the cost before sending: a local estimate of the whole request (system prompt,
+history, draft), in the app while typing and with `ask --estimate`; never a request."""
+
+from __future__ import annotations
+
+from byok_tui.estimate import Estimate, estimate, estimated_tokens
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.pricing import cost_of
+from byok_tui.providers.types import Usage
+from byok_tui.services import open_services, open_store
+from tests.support.cli import run_cli
+from tests.support.pilot import make_app, settle, wait_for
+from tests.support.provider_server import ProviderServer
+
+KEY = "sk-proj-" + "E" * 60
+
+
+def test_tokens_are_estimated_from_length_with_a_little_per_message() -> None:
+    assert estimated_tokens(["", "abcd" * 100]) == 100 + 4  # an empty system prompt: nothing
+    assert estimated_tokens(["a", "b"]) == 2 * (1 + 4)
+    guess = estimate("openai", "gpt-5.5", ["x" * 4000])
+    assert guess.cost_usd == cost_of("openai", "gpt-5.5", Usage(1004, 0)).usd
+    assert Estimate(3400, 0.0102).line() == "≈ 3.4k tokens in · ≈ $0.010"
+    assert Estimate(12, None).line() == "≈ 12 tokens in · price unknown"
+
+
+def test_ask_estimate_prints_the_estimate_and_sends_and_stores_nothing(
+    server: ProviderServer,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    done = run_cli(
+        "ask",
+        "-p",
+        "openai",
+        "-m",
+        "gpt-5.5",
+        "--system",
+        "Be brief.",
+        "--estimate",
+        "x" * 400,
+        env={"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"},
+    )
+    assert done.returncode == 0, done.stderr
+    expected = estimate("openai", "gpt-5.5", ["Be brief.", "x" * 400])
+    assert done.stdout.strip() == f"{expected.line()} (openai gpt-5.5); nothing was sent"
+    assert server.requests == []
+    store = open_store(open_services())
+    assert all(not store.conversations(bot.id) for bot in store.bots())
+
+
+async def test_the_app_estimates_the_whole_request_while_typing_without_a_request(
+    server: ProviderServer,
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "long")
+    store.add_message(conversation.id, "user", "q" * 4000)
+    store.add_message(conversation.id, "assistant", "a" * 4000)
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"hello")
+
+        def activity() -> str:
+            return str(app.screen.query_one("#activity").render())
+
+        await wait_for(pilot, lambda: "tokens in" in activity())
+        expected = estimate("openai", "gpt-5.5", ["q" * 4000, "a" * 4000, "hello"])
+        assert activity().strip() == expected.line()
+        assert expected.tokens > 2000, "the history counts, not only the draft"
+        for _ in range(5):
+            await pilot.press("backspace")
+        await wait_for(pilot, lambda: activity().strip() == "")
+    assert server.requests == []
