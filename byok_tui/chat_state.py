@@ -36,12 +36,19 @@ class KeyInUse:
 def read_spend(context: AppContext, provider_id: str) -> Spend:
     store = context.db
     applying = standings(store, provider_id)
+    month = period_start("month")
+    by_key = tuple(
+        (str(row["key"] or "unknown"), float(row["cost_usd"]))
+        for row in store.usage(month, "key")
+        if row["provider"] == provider_id and row["cost_usd"] is not None
+    )
     return Spend(
         provider_id,
         store.spent_since(period_start("day"), provider_id),
-        store.spent_since(period_start("month"), provider_id),
+        store.spent_since(month, provider_id),
         tuple(standing.describe() for standing in applying),
         any(standing.near or standing.reached for standing in applying),
+        by_key,
     )
 
 

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from byok_tui.providers.types import Usage
+from byok_tui.records import Spend
 from byok_tui.registry import get_provider
 
 LOCAL_RUNTIME_PRICE = "local runtime: no charge"
@@ -66,6 +67,23 @@ def format_usd(amount: float) -> str:
         return f"${amount:.3f}"
     digits = 1 - math.floor(math.log10(amount))
     return f"${amount:.{digits}f}".rstrip("0")
+
+
+def spend_lines(spend: Spend, display_name: str) -> list[str]:
+    """`Spent on OpenAI: $0.012 today · $0.34 this month`, what each key source spent this
+    month (when there is more than one), then each budget (marked ⚠ from 80 % of one)."""
+    lines = [
+        f"Spent on {display_name}: {format_usd(spend.today)} today · "
+        f"{format_usd(spend.month)} this month"
+    ]
+    if len(spend.month_by_key) > 1:
+        lines.append(
+            "This month by key: "
+            + " · ".join(f"{source} {format_usd(usd)}" for source, usd in spend.month_by_key)
+        )
+    mark = "⚠ " if spend.warning else ""
+    lines += [f"{mark}Budget: {line}" for line in spend.budgets]
+    return lines
 
 
 def usage_line(

@@ -99,6 +99,7 @@ class Spend:
     month: float
     budgets: tuple[str, ...]  # `$4.10 of $5.00 this month for openai`, one per budget
     warning: bool  # a budget is near or reached
+    month_by_key: tuple[tuple[str, float], ...] = ()  # (key source, this month's spend)
 
 
 class KeySource(StrEnum):

@@ -16,6 +16,8 @@ from textual.widgets import Button, Footer, Header, Label, Static
 from byok_tui.app_data import AppData
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
 from byok_tui.errors import ByokError
+from byok_tui.pricing import spend_lines
+from byok_tui.records import Spend
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
 
@@ -41,6 +43,7 @@ class ProviderRow(Vertical):
                 yield KeyField(placeholder=f"{provider.display_name} API key", name=provider.id)
                 yield Button("Test key", classes="test-key", name=provider.id, compact=True)
             yield Static(classes="warning")
+            yield Static(classes="spend")
             hint = f"Format: {provider.key_hint} · Get a key: {provider.console_url}"
         else:
             with Horizontal(classes="key-line"):
@@ -84,12 +87,22 @@ class SettingsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="settings-load")
     def _load_keys(self) -> None:
+        keyed = [p for p in providers() if p.needs_key]
         try:
-            stored = self.data.stored_keys([p for p in providers() if p.needs_key])
+            stored = self.data.stored_keys(keyed)
+            spends = [self.data.spend(p.id) for p in keyed]
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
         self.app.call_from_thread(self._show_keys, stored)
+        self.app.call_from_thread(self._show_spends, spends)
+
+    def _show_spends(self, spends: list[Spend]) -> None:
+        for spend in spends:
+            provider = get_provider(spend.provider_id)
+            shown = self._row(provider.id).query_one(".spend", Static)
+            shown.update(Text("\n".join(spend_lines(spend, provider.display_name))))
+            shown.set_class(spend.warning, "near")
 
     def _show_keys(self, stored: dict[str, str]) -> None:
         for field in self.query(KeyField):

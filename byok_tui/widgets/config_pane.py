@@ -15,7 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from byok_tui.pricing import format_usd
+from byok_tui.pricing import spend_lines
 from byok_tui.records import Bot, BotConfig, Spend
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
@@ -152,12 +152,7 @@ class ConfigPane(VerticalScroll):
     def show_spend(self, spend: Spend) -> None:
         """What the provider cost today and this month, and its budgets (in the warning
         colour from 80 % of one)."""
-        name = get_provider(spend.provider_id).display_name
-        lines = [
-            f"Spent on {name}: {format_usd(spend.today)} today · "
-            f"{format_usd(spend.month)} this month",
-            *(f"{'⚠ ' if spend.warning else ''}Budget: {line}" for line in spend.budgets),
-        ]
+        lines = spend_lines(spend, get_provider(spend.provider_id).display_name)
         shown = self.query_one("#spend", Static)
         shown.update(Text("\n".join(lines)))
         shown.set_class(spend.warning, "near")

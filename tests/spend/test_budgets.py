@@ -15,6 +15,7 @@ from byok_tui.paths import app_paths
 from byok_tui.pricing import Cost
 from byok_tui.records import Budget
 from byok_tui.screens.dialogs import ConfirmDialog
+from byok_tui.screens.settings import SettingsScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
@@ -156,3 +157,33 @@ async def test_the_config_pane_shows_todays_and_this_months_spend_and_warns_near
         await send(pilot, "a priced one")
         await wait_for(pilot, lambda: "$0.500 today" not in shown())  # re-read after the reply
         assert "⚠ Budget: $5.00 of $5.00 this month for openai" in shown().splitlines()
+
+
+async def test_settings_shows_each_providers_spend_by_key_and_its_budgets(db: Store) -> None:
+    spent(db, "openai", 0.25, when=time.time())
+    bot = db.default_bot("openai", "gpt-5.5")
+    conversation = db.create_conversation(bot.id, "per-bot")
+    reply = db.add_message(
+        conversation.id, "assistant", "", provider="openai", key_source="per-bot"
+    )
+    db.save_reply(reply.id, content="y", reasoning="", status="complete", cost=Cost(0.5, "p"))
+    with db.transaction() as sql:  # the first reply's key source
+        sql.execute("UPDATE messages SET key_source = 'global' WHERE key_source IS NULL")
+    db.set_budget(Budget("all", 0.9, "day"))
+    app = make_app()
+    async with app.run_test(size=(140, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+
+        def shown(provider: str) -> list[str]:
+            row = app.screen.query_one(f"#row-{provider} .spend", Static)
+            return str(row.render()).splitlines()
+
+        await wait_for(pilot, lambda: bool(shown("openai")))
+        assert shown("openai") == [
+            "Spent on OpenAI: $0.750 today · $0.750 this month",
+            "This month by key: global $0.250 · per-bot $0.500",
+            "⚠ Budget: $0.750 of $0.900 today for all providers",
+        ]
+        assert shown("groq")[0] == "Spent on Groq: $0 today · $0 this month"
