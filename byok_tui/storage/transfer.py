@@ -38,7 +38,13 @@ _MESSAGE_FIELDS = (
     "input_tokens",
     "output_tokens",
     "created",
+    # What a reply cost (absent from exports made before prices were recorded).
+    "cached_input_tokens",
+    "reasoning_tokens",
+    "cost_usd",
+    "price",
 )
+MOST_USD = 1_000_000.0  # a reply's cost above this is not a cost
 
 
 class ExportFormatError(BotInputError):
@@ -133,6 +139,16 @@ def _count(value: Any, what: str) -> int | None:
     return int(value)
 
 
+def _cost(value: Any) -> float | None:
+    """None stays None: an unknown price is never made $0."""
+    if value is None:
+        return None
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    _require(ok and math.isfinite(value), "a message cost must be a finite number")
+    _require(0 <= value <= MOST_USD, f"a message cost is out of range (0 to {MOST_USD:,.0f})")
+    return float(value)
+
+
 def _check_message(raw: Any) -> dict[str, Any]:
     _require(isinstance(raw, dict), "a message must be an object")
     message = {name: raw.get(name) for name in _MESSAGE_FIELDS}
@@ -144,15 +160,16 @@ def _check_message(raw: Any) -> dict[str, Any]:
         _require(isinstance(value, str) and len(value) <= MAX_TEXT, f"message {name} is invalid")
         # Stored as a message of this app's is: terminal-safe, with no known key in it.
         message[name] = redact_known_secrets(strip_terminal_controls(value))
-    for name in ("provider", "model", "key_source", "error_kind", "error_message"):
+    for name in ("provider", "model", "key_source", "error_kind", "error_message", "price"):
         value = message[name]
         _require(
             value is None or (isinstance(value, str) and len(value) <= 10_000),
             f"message {name} is invalid",
         )
         message[name] = clean_line(value) if value else value
-    for name in ("input_tokens", "output_tokens"):
+    for name in ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens"):
         message[name] = _count(message[name], f"message {name}")
+    message["cost_usd"] = _cost(message["cost_usd"])
     message["created"] = _number(message["created"], "a message time")
     return message
 

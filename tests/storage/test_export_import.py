@@ -8,6 +8,7 @@ import pytest
 
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
+from byok_tui.pricing import Cost
 from byok_tui.providers.types import Usage
 from byok_tui.records import BotConfig
 from byok_tui.storage.bot_fields import BotInputError
@@ -184,3 +185,45 @@ def test_import_cli_reports_what_it_did(tmp_path) -> None:
     failed = run_cli("import", str(broken))
     assert failed.returncode == 2
     assert "not a byok-tui export" in failed.stderr
+
+
+def test_what_each_reply_cost_survives_export_and_import_and_unknown_stays_unknown(
+    tmp_path,
+) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    bot = source.bot("Coder")
+    conversation = source.conversations(bot.id)[0]
+    priced, unpriced = (
+        source.add_message(conversation.id, "assistant", "", status="partial") for _ in range(2)
+    )
+    source.save_reply(
+        priced.id,
+        content="a",
+        reasoning="",
+        status="complete",
+        usage=Usage(900, 120, 40, cached_input_tokens=512),
+        cost=Cost(0.0031, "genai-prices 0.2.3: $1/input MTok"),
+    )
+    source.save_reply(
+        unpriced.id, content="b", reasoning="", status="complete", cost=Cost(None, "unknown")
+    )
+    target = Store(tmp_path / "target.sqlite3")
+    import_all(target, export_all(source, []))
+    got = target.messages(target.conversations(target.bot("Coder").id)[0].id)
+    first, second = got[-2], got[-1]
+    assert (first.cached_input_tokens, first.reasoning_tokens) == (512, 40)
+    assert (first.cost_usd, first.price) == (0.0031, "genai-prices 0.2.3: $1/input MTok")
+    assert (second.cost_usd, second.price) == (None, "unknown")  # never made $0
+
+
+@pytest.mark.parametrize("cost", [-1, "0.5", float("inf"), 10_000_000, True])
+def test_a_cost_that_is_not_a_cost_changes_nothing(tmp_path, cost: object) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    document = json.loads(export_all(source, []))
+    document["conversations"][0]["messages"][1]["cost_usd"] = cost
+    target = Store(tmp_path / "target.sqlite3")
+    with pytest.raises(ExportFormatError, match="cost"):
+        import_all(target, json.dumps(document).encode())
+    assert target.bots() == []
