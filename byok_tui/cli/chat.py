@@ -19,7 +19,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.redaction import StreamRedactor, secrets_in
 from byok_tui.registry import Provider, get_provider, providers
-from byok_tui.services import Services, open_services
+from byok_tui.services import Services, keep_rate_limits, open_services
 
 EXIT_STATUS: dict[ErrorKind, int] = {
     ErrorKind.NO_KEY: 3,
@@ -234,6 +234,7 @@ async def _stream(
     provider = get_provider(config.provider)
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     async with _client(services, args.timeout) as client:
+        keep_rate_limits(client, store)
         service = ConversationService(store, client)
         try:
             sending = service.send(

@@ -55,6 +55,16 @@ def _since(value: str) -> float:
 
 
 def add_parsers(commands: Any) -> None:
+    limits = commands.add_parser(
+        "limits",
+        help="the rate limits each provider last stated, per key source",
+        description="What each provider's latest response said of its rate limits (requests "
+        "and tokens left, when they reset), per key source, with its age. Taken only from "
+        "responses to what you asked for: byok-tui never asks a provider just to know.",
+    )
+    limits.add_argument("--json", action="store_true", help="a JSON list of rows")
+    limits.set_defaults(run=_limits)
+
     usage = commands.add_parser(
         "usage",
         help="requests, tokens and cost of the replies, grouped",
@@ -90,6 +100,50 @@ def add_parsers(commands: Any) -> None:
     remove = actions.add_parser("rm", help="remove a budget")
     remove.add_argument("scope", type=_scope, metavar="PROVIDER|all")
     remove.set_defaults(run=_remove)
+
+
+def _limits(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    from byok_tui.providers.limits import RateLimits
+    from byok_tui.services import open_services, open_store
+
+    rows = open_store(open_services()).rate_limits()
+    if args.json:
+        listed = [
+            {"provider": p, "key": k, "seen": seen, "headers": headers}
+            for p, k, seen, headers in rows
+        ]
+        print(json.dumps(listed, indent=2))
+        return 0
+    if not rows:
+        print("No rate limits seen yet: they come with the providers' answers.")
+        return 0
+    for provider, key, seen, headers in rows:
+        limits = RateLimits(tuple(sorted(headers.items())))
+        parts = []
+        for what, (left, most, reset) in (("requests", limits.requests), ("tokens", limits.tokens)):
+            if left or most:
+                parts.append(
+                    f"{left or '?'}/{most or '?'} {what}" + (f" (reset {reset})" if reset else "")
+                )
+        retry = limits.get("retry-after")
+        if retry:
+            parts.append(f"retry after {retry} s")
+        age = f"as of {_ago(time.time() - seen)}"
+        print(f"{provider:<12} {key:<14} {' · '.join(parts) or 'no figures'}  ({age})")
+    return 0
+
+
+def _ago(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 129_600:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86_400:.0f} days ago"
 
 
 def _usage_report(args: argparse.Namespace) -> int:

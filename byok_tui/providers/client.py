@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from byok_tui import __version__
 from byok_tui.config import Config
-from byok_tui.errors import ErrorKind
+from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import KeyStore, NoApiKeyError, ResolvedKey, resolve_key
 from byok_tui.providers import endpoints
 from byok_tui.providers.errors import (
@@ -26,6 +26,7 @@ from byok_tui.providers.errors import (
     classify_http_error,
     protocol_error,
 )
+from byok_tui.providers.limits import RateLimits, rate_limits
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.types import (
     ChatRequest,
@@ -36,6 +37,7 @@ from byok_tui.providers.types import (
     TextDelta,
 )
 from byok_tui.providers.wire import HttpCall, family, load_json
+from byok_tui.records import KeySource
 from byok_tui.registry import Provider
 
 if TYPE_CHECKING:
@@ -72,6 +74,8 @@ class ProviderClient:
         self._timeouts = timeouts or Timeouts()
         self._pacer = RequestPacer()
         self._http: httpx.AsyncClient | None = None
+        # Told the rate-limit headers of every response, with the provider and the key's source.
+        self.on_limits: Callable[[str, str, RateLimits], None] | None = None
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -133,30 +137,44 @@ class ProviderClient:
         wire = family(provider)
         call: HttpCall = wire.chat_call(provider, base, key.value, chat, model)
         log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source.value)
-        async with self._open(provider, call, on_sent) as response:
+        async with self._open(provider, call, key.source.value, on_sent) as response:
             async for event in self._guard(provider, wire.parse_stream(provider, response)):
                 yield event
 
     async def list_models(self, provider: Provider) -> list[ListedModel]:
         """The provider's own model list. Sends the key when one is available."""
         key: str | None = None
+        source = "no key" if provider.needs_key else KeySource.LOCAL_RUNTIME.value
         if provider.needs_key:
             try:
-                key = resolve_key(provider, self._store, environ=self._environ).value
+                resolved = resolve_key(provider, self._store, environ=self._environ)
+                key, source = resolved.value, resolved.source.value
             except NoApiKeyError:
                 if not provider.public_model_list:
                     raise
         wire = family(provider)
         call: HttpCall = wire.models_call(provider, self.base_url(provider), key)
-        async with self._open(provider, call) as response:
+        async with self._open(provider, call, source) as response:
             body = await self._read_body(provider, response, limit=32 * 1024 * 1024)
         parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
         return parsed
 
     def _open(
-        self, provider: Provider, call: HttpCall, on_sent: Callable[[], None] | None = None
+        self,
+        provider: Provider,
+        call: HttpCall,
+        key_source: str,
+        on_sent: Callable[[], None] | None = None,
     ) -> _OpenResponse:
-        return _OpenResponse(self, provider, call, on_sent)
+        return _OpenResponse(self, provider, call, key_source, on_sent)
+
+    def _note_limits(self, provider: Provider, key_source: str, headers: Mapping[str, str]) -> None:
+        found = rate_limits(headers)
+        if found is not None and self.on_limits is not None:
+            try:
+                self.on_limits(provider.id, key_source, found)
+            except ByokError as error:  # a note that could not be kept never fails the call
+                log.warning("rate limits not recorded: %s", error.one_line())
 
     async def _guard(
         self, provider: Provider, events: AsyncIterator[StreamEvent]
@@ -211,11 +229,13 @@ class _OpenResponse:
         client: ProviderClient,
         provider: Provider,
         call: HttpCall,
+        key_source: str,
         on_sent: Callable[[], None] | None = None,
     ) -> None:
         self._client = client
         self._provider = provider
         self._call = call
+        self._key_source = key_source
         self._on_sent = on_sent
         self._context: Any = None
 
@@ -247,6 +267,7 @@ class _OpenResponse:
             raise _timeout(provider) from None
         except httpx.HTTPError as error:
             raise _network(provider, error) from None
+        self._client._note_limits(provider, self._key_source, response.headers)
         try:
             await self._check(response)
         except BaseException:

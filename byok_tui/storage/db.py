@@ -104,6 +104,16 @@ MIGRATIONS: tuple[str, ...] = (
         per TEXT NOT NULL CHECK (per IN ('day', 'month'))
     );
     """,
+    # 5: the rate-limit headers of the last response per provider and key source, as sent.
+    """
+    CREATE TABLE rate_limits (
+        provider TEXT NOT NULL,
+        key_source TEXT NOT NULL,
+        seen REAL NOT NULL,
+        headers TEXT NOT NULL,
+        PRIMARY KEY (provider, key_source)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -7,6 +7,7 @@ carry whether a key is set, never the key itself.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -413,6 +414,28 @@ class Store:
             (since,),
         )
         return [dict(row) for row in rows]
+
+    def save_rate_limits(
+        self, provider: str, key_source: str, headers: tuple[tuple[str, str], ...]
+    ) -> None:
+        """The rate-limit headers of the latest response (never a key: see providers/limits)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO rate_limits (provider, key_source, seen, headers) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(provider, key_source) DO UPDATE SET seen = excluded.seen,"
+                " headers = excluded.headers",
+                (provider, key_source, time.time(), json.dumps(dict(headers))),
+            )
+
+    def rate_limits(self) -> list[tuple[str, str, float, dict[str, str]]]:
+        """(provider, key source, when seen, headers), by provider."""
+        rows = self.connection().execute(
+            "SELECT provider, key_source, seen, headers FROM rate_limits ORDER BY provider"
+        )
+        return [
+            (row["provider"], row["key_source"], row["seen"], json.loads(row["headers"]))
+            for row in rows
+        ]
 
     def budgets(self) -> list[Budget]:
         query = "SELECT scope, amount_usd, per FROM budgets ORDER BY scope"

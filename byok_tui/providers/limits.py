@@ -1,0 +1,72 @@
+"""Rate limits as the providers state them in their response headers: what is left and when
+it resets, per provider and key. Taken only from responses the user caused: never polled.
+
+OpenAI, Groq, xAI, Mistral and DeepSeek send `x-ratelimit-{limit,remaining,reset}-{requests,
+tokens}` (Groq's request figures are per day); OpenRouter `x-ratelimit-{limit,remaining,reset}`;
+Anthropic `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,
+reset}`; any of them `retry-after`. Values are outside text: cleaned and cut short, never a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from byok_tui.redaction import redact
+from byok_tui.sanitize import clean_line
+
+_RATE_HEADER = re.compile(r"^(x-ratelimit-|anthropic-ratelimit-|retry-after$)")
+_MOST_HEADERS = 24
+_MOST_VALUE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimits:
+    """The rate-limit headers of one response, by lower-case name."""
+
+    headers: tuple[tuple[str, str], ...]
+
+    def get(self, *names: str) -> str | None:
+        found = dict(self.headers)
+        return next((found[name] for name in names if name in found), None)
+
+    @property
+    def requests(self) -> tuple[str | None, str | None, str | None]:
+        """(remaining, limit, reset) of requests, as the provider wrote them."""
+        return (
+            self.get(
+                "x-ratelimit-remaining-requests",
+                "anthropic-ratelimit-requests-remaining",
+                "x-ratelimit-remaining",
+            ),
+            self.get(
+                "x-ratelimit-limit-requests",
+                "anthropic-ratelimit-requests-limit",
+                "x-ratelimit-limit",
+            ),
+            self.get(
+                "x-ratelimit-reset-requests",
+                "anthropic-ratelimit-requests-reset",
+                "x-ratelimit-reset",
+            ),
+        )
+
+    @property
+    def tokens(self) -> tuple[str | None, str | None, str | None]:
+        """(remaining, limit, reset) of tokens, as the provider wrote them."""
+        return (
+            self.get("x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining"),
+            self.get("x-ratelimit-limit-tokens", "anthropic-ratelimit-tokens-limit"),
+            self.get("x-ratelimit-reset-tokens", "anthropic-ratelimit-tokens-reset"),
+        )
+
+
+def rate_limits(headers: Mapping[str, str]) -> RateLimits | None:
+    """The rate-limit headers among `headers`; None when there are none."""
+    found: list[tuple[str, str]] = []
+    for name, value in headers.items():
+        lowered = name.lower()
+        if _RATE_HEADER.match(lowered) and len(found) < _MOST_HEADERS:
+            found.append((lowered, redact(clean_line(str(value)))[:_MOST_VALUE]))
+    return RateLimits(tuple(sorted(found))) if found else None
