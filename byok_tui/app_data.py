@@ -22,7 +22,14 @@ import threading
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from byok_tui.chat_state import ChatState, KeyInUse, key_in_use, read_spend, read_state
+from byok_tui.chat_state import (
+    ChatState,
+    KeyInUse,
+    key_in_use,
+    limit_notes,
+    read_spend,
+    read_state,
+)
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
@@ -175,6 +182,11 @@ class AppData:
         history = history_for(db.messages(conversation_id)) if conversation_id else ()
         texts = [config.system_prompt, *(message.content for message in history), draft]
         return estimate(config.provider, config.model, texts).line()
+
+    def limit_notes(self) -> dict[str, str]:
+        """Per provider, what its latest stated rate limits say when it matters."""
+        self._settled()
+        return limit_notes(self._context)
 
     def spend(self, provider_id: str) -> Spend:
         """What `provider_id` cost today and this month, and its budgets."""

@@ -4,6 +4,7 @@ never on the UI thread. Plain data; no Textual.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -31,6 +32,18 @@ class KeyInUse:
 
     line: str
     found: bool
+
+
+def limit_notes(context: AppContext, now: float | None = None) -> dict[str, str]:
+    """Per provider, what its latest stated rate limits say when it matters (`wait 12 s`,
+    `12/60 req left`); nothing for a provider with room, or figures grown stale."""
+    from byok_tui.providers.limits import RateLimits
+
+    now = time.time() if now is None else now
+    notes: dict[str, str | None] = {}
+    for provider, _source, seen, headers in sorted(context.db.rate_limits(), key=lambda r: r[2]):
+        notes[provider] = RateLimits(tuple(sorted(headers.items()))).compact(now - seen)
+    return {provider: note for provider, note in notes.items() if note}
 
 
 def read_spend(context: AppContext, provider_id: str) -> Spend:
@@ -69,6 +82,7 @@ class ChatState:
     unsent: str  # a message sent while a conversation was opening, left by a process killed
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
     spend: Spend
+    limits: dict[str, str]  # provider id → what its rate limits say, when it matters
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -165,4 +179,5 @@ def read_state(
         unsent=store.unsent_message(),
         moved_to=moved_to,
         spend=read_spend(context, bot.config.provider),
+        limits=limit_notes(context),
     )

@@ -9,6 +9,7 @@ reset}`; any of them `retry-after`. Values are outside text: cleaned and cut sho
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -60,6 +61,35 @@ class RateLimits:
             self.get("x-ratelimit-limit-tokens", "anthropic-ratelimit-tokens-limit"),
             self.get("x-ratelimit-reset-tokens", "anthropic-ratelimit-tokens-reset"),
         )
+
+    def compact(self, age: float) -> str | None:
+        """A few characters for the sidebar when they matter, `age` seconds after they were
+        stated: a wait still running, or requests or tokens below half of the limit. Figures
+        older than STALE_AFTER say nothing any more."""
+        if age > STALE_AFTER:
+            return None
+        retry = _number(self.get("retry-after"))
+        if retry is not None and retry - age > 0:
+            return f"wait {math.ceil(retry - age)} s"
+        for (left, most, _reset), unit in ((self.requests, "req"), (self.tokens, "tok")):
+            remaining, limit = _number(left), _number(most)
+            if remaining is not None and limit and remaining < limit / 2:
+                return f"{_short(remaining)}/{_short(limit)} {unit} left"
+        return None
+
+
+STALE_AFTER = 600.0  # seconds
+
+
+def _number(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _short(value: float) -> str:
+    return f"{value / 1000:.0f}k" if value >= 10_000 else f"{value:.0f}"
 
 
 def rate_limits(headers: Mapping[str, str]) -> RateLimits | None:

@@ -188,8 +188,8 @@ class ChatScreen(Screen[None]):
             return  # a newer read is on its way
         state = self.state = message.state
         self._billed_since_load = 0.0
+        self._show_providers()
         sidebar = self.query_one(Sidebar)
-        sidebar.show_providers(state.overview, state.bot.config.provider, self.local_running)
         sidebar.show_bots(state.bots, state.bot.id)
         sidebar.show_conversations(
             state.conversations, state.conversation.id if state.conversation else None
@@ -232,12 +232,20 @@ class ChatScreen(Screen[None]):
 
     def on_local_runtime_checked(self, message: LocalRuntimeChecked) -> None:
         self.local_running = message.running
+        self._show_providers()
+        local = (
+            self.state is not None and not get_provider(self.state.bot.config.provider).needs_key
+        )
+        if local and message.running:
+            self._reload()  # its model list now holds the models it has
+
+    def _show_providers(self) -> None:
+        """Each provider's key state, and what its rate limits say when it matters."""
         if self.state is not None:
+            state = self.state
             self.query_one(Sidebar).show_providers(
-                self.state.overview, self.state.bot.config.provider, message.running
+                state.overview, state.bot.config.provider, self.local_running, state.limits
             )
-            if message.running and not get_provider(self.state.bot.config.provider).needs_key:
-                self._reload()  # its model list now holds the models it has
 
     def _show_title(self) -> None:
         if self.state is None:
@@ -439,11 +447,15 @@ class ChatScreen(Screen[None]):
         # A message, not call_from_thread: it is handled in order with the screen's own
         # teardown, so a line found while the app closes never meets half-removed widgets.
         self.post_message(KeyInUseFound(key))
-        self.post_message(SpendRead(self.data.spend(self.state.bot.config.provider)))
+        self.post_message(
+            SpendRead(self.data.spend(self.state.bot.config.provider), self.data.limit_notes())
+        )
 
     def on_spend_read(self, message: SpendRead) -> None:
         if self.state is not None:
             self.state.spend = message.spend  # what the pane shows if it mounts later
+            self.state.limits = message.limits
+            self._show_providers()
         pane = self._config_pane()
         if pane is not None:
             pane.show_spend(message.spend)

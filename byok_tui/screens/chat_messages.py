@@ -39,7 +39,10 @@ class KeyInUseFound(Message):
 
 @dataclass
 class SpendRead(Message):
+    """What was spent, and what the providers' rate limits say, after a reply."""
+
     spend: Spend
+    limits: dict[str, str]
 
 
 @dataclass

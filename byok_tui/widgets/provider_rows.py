@@ -26,12 +26,18 @@ def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
     return "○", "no key"
 
 
-def provider_label(status: KeyStatus, current: str, local_running: bool | None) -> Text:
-    """A provider's row in the sidebar: symbol, name and key state."""
+def provider_label(
+    status: KeyStatus, current: str, local_running: bool | None, limits: str = ""
+) -> Text:
+    """A provider's row in the sidebar: symbol, name and key state, and what its rate limits
+    say when it matters."""
     symbol, words = key_state(status, local_running)
     weight = "bold" if status.provider_id == current else ""
     return Text.assemble(
-        (f"{symbol} ", weight), (status.display_name, weight), (f"  {words}", "dim")
+        (f"{symbol} ", weight),
+        (status.display_name, weight),
+        (f"  {words}", "dim"),
+        (f" · {limits}" if limits else "", "yellow"),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -64,11 +65,18 @@ class Sidebar(VerticalScroll):
         yield Button("⚙ Settings", id="open-settings", compact=True)
 
     def show_providers(
-        self, overview: KeyOverview, current: str, local_running: bool | None
+        self,
+        overview: KeyOverview,
+        current: str,
+        local_running: bool | None,
+        limits: Mapping[str, str] | None = None,
     ) -> None:
+        """`limits`: per provider, what its rate limits say when it matters."""
+        notes = limits or {}
         options = [
             Option(
-                provider_label(status, current, local_running), id=f"provider:{status.provider_id}"
+                provider_label(status, current, local_running, notes.get(status.provider_id, "")),
+                id=f"provider:{status.provider_id}",
             )
             for status in overview.statuses
         ]

@@ -109,3 +109,51 @@ async def test_the_app_keeps_the_limits_of_each_reply(server: ProviderServer) ->
         await wait_for(pilot, lambda: replies(app) == ["ok"] and not replying(app))
     ((provider, key, _seen, headers),) = open_store(open_services()).rate_limits()
     assert (provider, key, headers) == ("openai", "global", OPENAI_HEADERS)
+
+
+def test_the_sidebar_note_says_only_what_matters_and_goes_stale() -> None:
+    def note(headers: dict[str, str], age: float = 1.0) -> str | None:
+        found = rate_limits(headers)
+        assert found is not None
+        return found.compact(age)
+
+    assert note(OPENAI_HEADERS) is None  # 41 of 60 requests left: room enough
+    low = {**OPENAI_HEADERS, "x-ratelimit-remaining-requests": "12"}
+    assert note(low) == "12/60 req left"
+    tokens = {
+        "anthropic-ratelimit-tokens-limit": "80000",
+        "anthropic-ratelimit-tokens-remaining": "900",
+    }
+    assert note(tokens) == "900/80k tok left"
+    assert note({"retry-after": "20"}, age=5) == "wait 15 s"
+    assert note({"retry-after": "20"}, age=25) is None  # the wait is over
+    assert note(low, age=3600) is None  # an hour old: says nothing any more
+    assert note({"x-ratelimit-remaining-requests": "soon"}) is None
+
+
+async def test_after_a_reply_that_left_few_requests_the_sidebar_says_so(
+    server: ProviderServer,
+) -> None:
+    from textual.widgets import OptionList
+
+    from byok_tui.services import open_services, open_store
+    from tests.support.pilot import chat, make_app, replies, replying, send, settle, wait_for
+
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    open_store(open_services()).default_bot("openai", "gpt-5.5")
+    reply = openai_reply("ok")
+    reply.headers = {**reply.headers, **OPENAI_HEADERS, "x-ratelimit-remaining-requests": "3"}
+    server.reply_with(reply)
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+
+        def openai_row() -> str:
+            options = chat(app).query_one("#providers", OptionList)
+            return str(options.get_option("provider:openai").prompt)
+
+        assert "req left" not in openai_row()
+        await send(pilot, "hi")
+        await wait_for(pilot, lambda: replies(app) == ["ok"] and not replying(app))
+        await wait_for(pilot, lambda: "3/60 req left" in openai_row())
+        assert openai_row() == "● OpenAI  key set · 3/60 req left"
