@@ -37,6 +37,7 @@ from byok_tui.redaction import redact
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyPriced, ReplyStarted
     from byok_tui.keys.overview import KeySnapshot
+    from byok_tui.providers.limits import RateLimits
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview, Spend
     from byok_tui.registry import Provider
@@ -61,6 +62,17 @@ class AppData:
         self._writer = context.writer
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
+        context.client.on_limits = self._keep_rate_limits
+
+    def _keep_rate_limits(self, provider_id: str, key_source: str, limits: RateLimits) -> None:
+        """Every response's rate-limit headers, kept per provider and key source: written
+        by the writer's thread, not in the middle of a reply's first bytes."""
+        db = self._context.db
+        self._submit(
+            f"rate-limits:{provider_id}:{key_source}",
+            "record the rate limits",
+            lambda: db.save_rate_limits(provider_id, key_source, limits.headers),
+        )
 
     # Writes whose result nobody waits for ------------------------------------------------
 

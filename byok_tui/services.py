@@ -131,13 +131,6 @@ def provider_client(services: Services) -> ProviderClient:
 Backend = Callable[[Services], "ProviderClient"]
 
 
-def keep_rate_limits(client: ProviderClient, store: Store) -> None:
-    """Every response's rate-limit headers are kept, per provider and key source."""
-    client.on_limits = lambda provider, source, limits: store.save_rate_limits(
-        provider, source, limits.headers
-    )
-
-
 @dataclass
 class AppContext:
     """Everything the screens reach the outside world through."""
@@ -157,6 +150,5 @@ class AppContext:
 
         store = open_store(services)
         client = (backend or provider_client)(services)
-        keep_rate_limits(client, store)
         conversations = ConversationService(store, client)
         return cls(services, store, client, conversations, SerialWriter(), model_cache(services))

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import signal
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
@@ -19,7 +19,12 @@ from byok_tui.providers.types import (
 )
 from byok_tui.redaction import StreamRedactor, secrets_in
 from byok_tui.registry import Provider, get_provider, providers
-from byok_tui.services import Services, keep_rate_limits, open_services
+from byok_tui.services import Services, open_services
+
+if TYPE_CHECKING:
+    from byok_tui.providers.client import ProviderClient
+    from byok_tui.providers.limits import RateLimits
+    from byok_tui.storage.store import Store
 
 EXIT_STATUS: dict[ErrorKind, int] = {
     ErrorKind.NO_KEY: 3,
@@ -166,6 +171,20 @@ def _client(services: Services, timeout: float | None) -> Any:
     )
 
 
+def _keep_rate_limits(client: ProviderClient, store: Store) -> None:
+    """Every response's rate-limit headers, kept per provider and key source."""
+
+    def keep(provider_id: str, key_source: str, limits: RateLimits) -> None:
+        try:
+            store.save_rate_limits(provider_id, key_source, limits.headers)
+        except ByokError as error:  # the reply goes on; the user is told
+            print(
+                f"byok-tui: could not record the rate limits: {error.one_line()}", file=sys.stderr
+            )
+
+    client.on_limits = keep
+
+
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.budgets import standings
     from byok_tui.conversation import title_for
@@ -234,7 +253,7 @@ async def _stream(
     provider = get_provider(config.provider)
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     async with _client(services, args.timeout) as client:
-        keep_rate_limits(client, store)
+        _keep_rate_limits(client, store)
         service = ConversationService(store, client)
         try:
             sending = service.send(

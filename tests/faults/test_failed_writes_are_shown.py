@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from byok_tui.app_data import AppData
 from byok_tui.keys.base import KeyStoreError
+from byok_tui.providers.limits import RateLimits
 from byok_tui.records import BotConfig
 from byok_tui.registry import get_provider
 from byok_tui.services import AppContext, open_services
@@ -60,6 +61,13 @@ def opened() -> Iterator[Opened]:
     data.close()
 
 
+def a_response_states_limits(opened: Opened) -> None:
+    """What the client does with a response's rate-limit headers."""
+    note = opened.context.client.on_limits
+    assert note is not None, "the data service keeps the rate limits"
+    note("openai", "global", RateLimits((("retry-after", "5"),)))
+
+
 WRITES: dict[str, Callable[[Opened], None]] = {
     "save the key": lambda o: o.data.save_provider_key("openai", KEY),
     "save the bot's key": lambda o: o.data.save_bot_key(o.bot_id, KEY),
@@ -73,6 +81,7 @@ WRITES: dict[str, Callable[[Opened], None]] = {
     "remember the conversation opened": lambda o: o.data.remember_opened(
         o.bot_id, o.conversation_id
     ),
+    "record the rate limits": a_response_states_limits,
 }
 
 
