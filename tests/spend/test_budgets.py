@@ -12,8 +12,8 @@ from textual.widgets import Static
 from byok_tui.budgets import period_start, standings
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
-from byok_tui.pricing import Cost
-from byok_tui.records import Budget
+from byok_tui.pricing import Cost, format_usd
+from byok_tui.records import BotConfig, Budget
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.settings import SettingsScreen
 from byok_tui.services import open_services, open_store
@@ -138,7 +138,9 @@ async def test_the_config_pane_shows_todays_and_this_months_spend_and_warns_near
     db: Store, server: ProviderServer
 ) -> None:
     spent(db, "openai", 0.5, when=time.time())
-    spent(db, "openai", 3.5, when=max(period_start("month"), time.time() - 86_400 * 2))
+    earlier = max(period_start("month"), time.time() - 86_400 * 2)  # today on the 1st
+    spent(db, "openai", 3.5, when=earlier)
+    today = format_usd(0.5 + (3.5 if earlier >= period_start("day") else 0.0))
     db.set_budget(Budget("openai", 5.0, "month"))
     server.reply_with(openai_reply("ok", usage={"prompt_tokens": 200_000, "completion_tokens": 2}))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
@@ -151,11 +153,11 @@ async def test_the_config_pane_shows_todays_and_this_months_spend_and_warns_near
 
         await wait_for(pilot, lambda: "Spent on OpenAI" in shown())
         lines = shown().splitlines()
-        assert lines[0].startswith("Spent on OpenAI: $0.500 today · $4.00 this month")
+        assert lines[0].startswith(f"Spent on OpenAI: {today} today · $4.00 this month")
         assert lines[1] == "⚠ Budget: $4.00 of $5.00 this month for openai"
         assert app.screen.query_one("#spend").has_class("near")
         await send(pilot, "a priced one")
-        await wait_for(pilot, lambda: "$0.500 today" not in shown())  # re-read after the reply
+        await wait_for(pilot, lambda: f"{today} today" not in shown())  # re-read after the reply
         assert "⚠ Budget: $5.00 of $5.00 this month for openai" in shown().splitlines()
 
 
@@ -187,3 +189,19 @@ async def test_settings_shows_each_providers_spend_by_key_and_its_budgets(db: St
             "⚠ Budget: $0.750 of $0.900 today for all providers",
         ]
         assert shown("groq")[0] == "Spent on Groq: $0 today · $0 this month"
+
+
+async def test_the_local_runtime_is_never_blocked_by_a_budget(db: Store) -> None:
+    from byok_tui.conversation import ConversationService
+    from tests.support.fake_backend import FakeProviders
+
+    spent(db, "openai", 9.0, when=time.time())
+    db.set_budget(Budget("all", 1.0, "day"))
+    fake = FakeProviders()
+    fake.enqueue("local and free")
+    service = ConversationService(db, fake(open_services()))
+    bot = db.create_bot(BotConfig("Local", "ollama", "llama3.2"))
+    conversation = db.create_conversation(bot.id, "local")
+    events = [event async for event in service.send(bot, conversation, "hi")]
+    assert len(fake.requests) == 1 and fake.requests[0].provider_id == "ollama"
+    assert events, "it answered"
