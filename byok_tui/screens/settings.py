@@ -6,10 +6,13 @@ list. The local runtime has no key field: its address, whether it runs, and its 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Label, Static
 
@@ -55,6 +58,14 @@ class ProviderRow(Vertical):
         yield Static(classes="test-result")
 
 
+@dataclass
+class KeysRead(Message):
+    """Each provider's stored key ("" when none) and what it has cost."""
+
+    stored: dict[str, str]
+    spends: list[Spend]
+
+
 class SettingsScreen(Screen[None]):
     CSS_PATH = "settings.tcss"
     BINDINGS = textual_bindings(SETTINGS_KEYS)
@@ -94,11 +105,13 @@ class SettingsScreen(Screen[None]):
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
-        self.app.call_from_thread(self._show_keys, stored)
-        self.app.call_from_thread(self._show_spends, spends)
+        # A message, not call_from_thread: handled in order with the screen's own teardown,
+        # so what is read while Settings closes never meets half-removed widgets.
+        self.post_message(KeysRead(stored, spends))
 
-    def _show_spends(self, spends: list[Spend]) -> None:
-        for spend in spends:
+    def on_keys_read(self, message: KeysRead) -> None:
+        self._show_keys(message.stored)
+        for spend in message.spends:
             provider = get_provider(spend.provider_id)
             shown = self._row(provider.id).query_one(".spend", Static)
             shown.update(Text("\n".join(spend_lines(spend, provider.display_name))))
