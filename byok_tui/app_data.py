@@ -33,11 +33,11 @@ from byok_tui.chat_state import (
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
+from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyPriced, ReplyStarted
     from byok_tui.keys.overview import KeySnapshot
-    from byok_tui.providers.limits import RateLimits
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview, Spend
     from byok_tui.registry import Provider
@@ -62,17 +62,7 @@ class AppData:
         self._writer = context.writer
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
-        context.client.on_limits = self._keep_rate_limits
-
-    def _keep_rate_limits(self, provider_id: str, key_source: str, limits: RateLimits) -> None:
-        """Every response's rate-limit headers, kept per provider and key source: written
-        by the writer's thread, not in the middle of a reply's first bytes."""
-        db = self._context.db
-        self._submit(
-            f"rate-limits:{provider_id}:{key_source}",
-            "record the rate limits",
-            lambda: db.save_rate_limits(provider_id, key_source, limits.headers),
-        )
+        keep_what_the_client_reports(context.client, context.db, self._submit)
 
     # Writes whose result nobody waits for ------------------------------------------------
 
@@ -215,12 +205,14 @@ class AppData:
         stored = self._context.services.keys.get_many(entry_name(p.id) for p in providers)
         return {p.id: stored.get(entry_name(p.id), "") for p in providers}
 
-    async def list_models(self, provider: Provider) -> list[ListedModel]:
-        """Ask the provider for its models (with the key just typed) and cache them."""
+    async def list_models(self, provider: Provider, purpose: str) -> list[ListedModel]:
+        """Ask the provider for its models (with the key just typed) and cache them.
+        `purpose`: why, in the request log's words (key test, probe)."""
         from byok_tui.providers.model_cache import refresh_models
 
         await asyncio.to_thread(self._settled)
-        return await refresh_models(self._context.client, self._context.models, provider)
+        client, cache = self._context.client, self._context.models
+        return await refresh_models(client, cache, provider, purpose=purpose)
 
     def base_url(self, provider: Provider) -> str:
         return self._context.client.base_url(provider)

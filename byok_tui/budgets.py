@@ -67,14 +67,14 @@ class BudgetReachedError(ByokError):
 def standing_of(store: Store, budget: Budget, now: float | None = None) -> Standing:
     """`budget` with what was spent against it in its current period."""
     scope = None if budget.scope == ALL_PROVIDERS else budget.scope
-    return Standing(budget, store.spent_since(period_start(budget.per, now), scope))
+    return Standing(budget, store.ledger.spent_since(period_start(budget.per, now), scope))
 
 
 def standings(store: Store, provider_id: str, now: float | None = None) -> list[Standing]:
     """Every budget that applies to a send to `provider_id`, with its period's spend."""
     return [
         standing_of(store, budget, now)
-        for budget in store.budgets()
+        for budget in store.ledger.budgets()
         if budget.scope in (provider_id, ALL_PROVIDERS)
     ]
 

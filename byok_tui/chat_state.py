@@ -41,7 +41,8 @@ def limit_notes(context: AppContext, now: float | None = None) -> dict[str, str]
 
     now = time.time() if now is None else now
     notes: dict[str, str | None] = {}
-    for provider, _source, seen, headers in sorted(context.db.rate_limits(), key=lambda r: r[2]):
+    stated = sorted(context.db.ledger.rate_limits(), key=lambda row: row[2])
+    for provider, _source, seen, headers in stated:
         notes[provider] = RateLimits(tuple(sorted(headers.items()))).compact(now - seen)
     return {provider: note for provider, note in notes.items() if note}
 
@@ -52,13 +53,13 @@ def read_spend(context: AppContext, provider_id: str) -> Spend:
     month = period_start("month")
     by_key = tuple(
         (str(row["key"] or "unknown"), float(row["cost_usd"]))
-        for row in store.usage(month, "key")
+        for row in store.ledger.usage(month, "key")
         if row["provider"] == provider_id and row["cost_usd"] is not None
     )
     return Spend(
         provider_id,
-        store.spent_since(period_start("day"), provider_id),
-        store.spent_since(month, provider_id),
+        store.ledger.spent_since(period_start("day"), provider_id),
+        store.ledger.spent_since(month, provider_id),
         tuple(standing.describe() for standing in applying),
         any(standing.near or standing.reached for standing in applying),
         by_key,

@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
     from byok_tui.bindings import help_text
-    from byok_tui.cli import chat, data, keys, spend
+    from byok_tui.cli import account, chat, data, keys, spend
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_parsers(commands)
     data.add_parsers(commands)
     spend.add_parsers(commands)
+    account.add_parsers(commands)
     return parser
 
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from byok_tui.errors import ByokError, ErrorKind
@@ -23,7 +24,6 @@ from byok_tui.services import Services, open_services
 
 if TYPE_CHECKING:
     from byok_tui.providers.client import ProviderClient
-    from byok_tui.providers.limits import RateLimits
     from byok_tui.storage.store import Store
 
 EXIT_STATUS: dict[ErrorKind, int] = {
@@ -171,18 +171,18 @@ def _client(services: Services, timeout: float | None) -> Any:
     )
 
 
-def _keep_rate_limits(client: ProviderClient, store: Store) -> None:
-    """Every response's rate-limit headers, kept per provider and key source."""
+def _keep_the_ledger(client: ProviderClient, store: Store) -> None:
+    """Every request in the log, and every response's rate limits, written at once; a write
+    that fails is said on standard error and the reply goes on."""
+    from byok_tui.request_log import keep_what_the_client_reports
 
-    def keep(provider_id: str, key_source: str, limits: RateLimits) -> None:
+    def run(_name: str, what: str, write: Callable[[], object]) -> None:
         try:
-            store.save_rate_limits(provider_id, key_source, limits.headers)
-        except ByokError as error:  # the reply goes on; the user is told
-            print(
-                f"byok-tui: could not record the rate limits: {error.one_line()}", file=sys.stderr
-            )
+            write()
+        except ByokError as error:
+            print(f"byok-tui: could not {what}: {error.one_line()}", file=sys.stderr)
 
-    client.on_limits = keep
+    keep_what_the_client_reports(client, store, run)
 
 
 def _ask(args: argparse.Namespace) -> int:
@@ -253,7 +253,7 @@ async def _stream(
     provider = get_provider(config.provider)
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     async with _client(services, args.timeout) as client:
-        _keep_rate_limits(client, store)
+        _keep_the_ledger(client, store)
         service = ConversationService(store, client)
         try:
             sending = service.send(
@@ -362,6 +362,9 @@ async def _list_models(
             return cached[1] if cached else []
 
     async with _client(services, None) as client:
+        from byok_tui.services import open_store
+
+        _keep_the_ledger(client, open_store(services))
         discovered = await asyncio.gather(*(discover(client, p) for p in selected))
 
     rows = [("PROVIDER", "MODEL", "NAME", "NOTES")]

@@ -43,7 +43,7 @@ def _amount(value: str) -> float:
     return amount
 
 
-def _since(value: str) -> float:
+def since_argument(value: str) -> float:
     """`30d`, `12h` or `90m` ago, as a Unix time."""
     import time
 
@@ -73,7 +73,7 @@ def add_parsers(commands: Any) -> None:
         "out where the price is not known: `unpriced` counts those replies.",
     )
     usage.add_argument(
-        "--since", type=_since, default="30d", metavar="SPAN", help="30d (default), 12h, 90m"
+        "--since", type=since_argument, default="30d", metavar="SPAN", help="30d (default), 12h"
     )
     usage.add_argument("--by", choices=("provider", "model", "bot", "key", "day"), default="model")
     usage.add_argument("--json", action="store_true", help="a JSON list of rows")
@@ -109,7 +109,7 @@ def _limits(args: argparse.Namespace) -> int:
     from byok_tui.providers.limits import RateLimits
     from byok_tui.services import open_services, open_store
 
-    rows = open_store(open_services()).rate_limits()
+    rows = open_store(open_services()).ledger.rate_limits()
     if args.json:
         listed = [
             {"provider": p, "key": k, "seen": seen, "headers": headers}
@@ -152,7 +152,7 @@ def _usage_report(args: argparse.Namespace) -> int:
     from byok_tui.pricing import format_usd
     from byok_tui.services import open_services, open_store
 
-    rows = open_store(open_services()).usage(args.since, args.by)
+    rows = open_store(open_services()).ledger.usage(args.since, args.by)
     if args.json:
         for row in rows:
             row.setdefault("provider", None)
@@ -197,7 +197,7 @@ def _set(args: argparse.Namespace) -> int:
 
     store = open_store(open_services())
     budget = Budget(args.scope, args.amount, args.per)
-    store.set_budget(budget)
+    store.ledger.set_budget(budget)
     print(f"Budget set: {standing_of(store, budget).describe()}")
     return 0
 
@@ -207,7 +207,7 @@ def _list(_args: argparse.Namespace) -> int:
     from byok_tui.services import open_services, open_store
 
     store = open_store(open_services())
-    budgets = store.budgets()
+    budgets = store.ledger.budgets()
     if not budgets:
         print("No budgets. Set one with: byok-tui budget set PROVIDER|all AMOUNT --per day|month")
         return 0
@@ -222,7 +222,7 @@ def _remove(args: argparse.Namespace) -> int:
     from byok_tui.services import open_services, open_store
 
     store = open_store(open_services())
-    if not store.remove_budget(args.scope):
+    if not store.ledger.remove_budget(args.scope):
         raise ByokError(
             f"there is no budget for {args.scope}; nothing was removed",
             remedy="`byok-tui budget list` shows the budgets set.",

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -33,8 +34,10 @@ from byok_tui.providers.types import (
     ListedModel,
     RateLimitWait,
     ReasoningDelta,
+    RequestRecord,
     StreamEvent,
     TextDelta,
+    Usage,
 )
 from byok_tui.providers.wire import HttpCall, family, load_json
 from byok_tui.records import KeySource
@@ -46,6 +49,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_ERROR_BODY = 64 * 1024
+# A key shorter than this is not shown even in part in the request log: four characters of a
+# short key would give too much of it away.
+SHORTEST_KEY_SHOWN_IN_PART = 16
+
+
+def last_four(key: str | None) -> str | None:
+    """The last four characters of `key`, which tell keys apart in the request log."""
+    return key[-4:] if key and len(key) >= SHORTEST_KEY_SHOWN_IN_PART else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +87,8 @@ class ProviderClient:
         self._http: httpx.AsyncClient | None = None
         # Told the rate-limit headers of every response, with the provider and the key's source.
         self.on_limits: Callable[[str, str, RateLimits], None] | None = None
+        # Told of every request once it has ended, however it ended (the request log).
+        self.on_request: Callable[[RequestRecord], None] | None = None
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -137,12 +150,26 @@ class ProviderClient:
         wire = family(provider)
         call: HttpCall = wire.chat_call(provider, base, key.value, chat, model)
         log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source.value)
-        async with self._open(provider, call, key.source.value, on_sent) as response:
+        opened = self._open(
+            provider,
+            call,
+            key.source.value,
+            purpose="chat",
+            key=key.value,
+            model=chat.model,
+            on_sent=on_sent,
+        )
+        async with opened as response:
             async for event in self._guard(provider, wire.parse_stream(provider, response)):
+                if isinstance(event, Usage):
+                    opened.usage = event
                 yield event
 
-    async def list_models(self, provider: Provider) -> list[ListedModel]:
-        """The provider's own model list. Sends the key when one is available."""
+    async def list_models(
+        self, provider: Provider, *, purpose: str = "models"
+    ) -> list[ListedModel]:
+        """The provider's own model list. Sends the key when one is available. `purpose`: why
+        it is asked for, as the request log says (models, key test, probe)."""
         key: str | None = None
         source = "no key" if provider.needs_key else KeySource.LOCAL_RUNTIME.value
         if provider.needs_key:
@@ -154,7 +181,7 @@ class ProviderClient:
                     raise
         wire = family(provider)
         call: HttpCall = wire.models_call(provider, self.base_url(provider), key)
-        async with self._open(provider, call, source) as response:
+        async with self._open(provider, call, source, purpose=purpose, key=key) as response:
             body = await self._read_body(provider, response, limit=32 * 1024 * 1024)
         parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
         return parsed
@@ -164,9 +191,32 @@ class ProviderClient:
         provider: Provider,
         call: HttpCall,
         key_source: str,
+        *,
+        purpose: str,
+        key: str | None,
+        model: str | None = None,
         on_sent: Callable[[], None] | None = None,
     ) -> _OpenResponse:
-        return _OpenResponse(self, provider, call, key_source, on_sent)
+        split = urlsplit(call.url)  # the query (Gemini's holds the key) is never recorded
+        record = RequestRecord(
+            started=time.time(),
+            provider=provider.id,
+            purpose=purpose,
+            method=call.method,
+            host=split.hostname or "",
+            path=split.path or "/",
+            key_source=key_source,
+            key_last4=last_four(key),
+            model=model,
+        )
+        return _OpenResponse(self, provider, call, key_source, record, on_sent)
+
+    def _report(self, record: RequestRecord) -> None:
+        if self.on_request is not None:
+            try:
+                self.on_request(record)
+            except ByokError as error:  # a log entry that could not be kept never fails the call
+                log.warning("request not recorded: %s", error.one_line())
 
     def _note_limits(self, provider: Provider, key_source: str, headers: Mapping[str, str]) -> None:
         found = rate_limits(headers)
@@ -230,14 +280,43 @@ class _OpenResponse:
         provider: Provider,
         call: HttpCall,
         key_source: str,
+        record: RequestRecord,
         on_sent: Callable[[], None] | None = None,
     ) -> None:
         self._client = client
         self._provider = provider
         self._call = call
         self._key_source = key_source
+        self._record = record
         self._on_sent = on_sent
         self._context: Any = None
+        self._clock = time.monotonic()
+        self._status: int | None = None
+        self._reported = False
+        self.usage: Usage | None = None  # the tokens the reply was billed for, once known
+
+    def _report(self, error: BaseException | None) -> None:
+        """Tell the client how the request ended, once."""
+        if self._reported:
+            return
+        self._reported = True
+        if error is None:
+            outcome = "ok"
+        elif isinstance(error, ByokError):
+            outcome = error.kind.value
+        elif isinstance(error, asyncio.CancelledError | GeneratorExit):
+            outcome = "stopped"
+        else:
+            outcome = "failed"
+        self._client._report(
+            replace(
+                self._record,
+                status=self._status,
+                outcome=outcome,
+                duration_s=time.monotonic() - self._clock,
+                usage=self.usage,
+            )
+        )
 
     async def _trace(self, event: str, _info: dict[str, Any]) -> None:
         # httpcore's trace hook; `_info` holds the request, key included: never kept or logged.
@@ -262,15 +341,21 @@ class _OpenResponse:
             extensions={"trace": self._trace} if self._on_sent else None,
         )
         try:
-            response: httpx.Response = await self._context.__aenter__()
-        except httpx.TimeoutException:
-            raise _timeout(provider) from None
-        except httpx.HTTPError as error:
-            raise _network(provider, error) from None
+            try:
+                response: httpx.Response = await self._context.__aenter__()
+            except httpx.TimeoutException:
+                raise _timeout(provider) from None
+            except httpx.HTTPError as error:
+                raise _network(provider, error) from None
+        except BaseException as error:
+            self._report(error)
+            raise
+        self._status = response.status_code
         self._client._note_limits(provider, self._key_source, response.headers)
         try:
             await self._check(response)
-        except BaseException:
+        except BaseException as error:
+            self._report(error)
             await self._context.__aexit__(None, None, None)
             raise
         return response
@@ -296,9 +381,12 @@ class _OpenResponse:
                 provider, "the server answered with an HTML page instead of the provider's API"
             )
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: object
+    ) -> None:
+        self._report(error)
         if self._context is not None:
-            await self._context.__aexit__(*exc)
+            await self._context.__aexit__(kind, error, trace)
 
 
 def _timeout(provider: Provider) -> ProviderError:

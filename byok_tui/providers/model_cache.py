@@ -65,10 +65,10 @@ class ModelCache:
 
 
 async def refresh_models(
-    client: ProviderClient, cache: ModelCache, provider: Provider
+    client: ProviderClient, cache: ModelCache, provider: Provider, *, purpose: str = "models"
 ) -> list[ListedModel]:
     """Ask the provider for its model list now (one request) and keep the answer, so that
     every model list offers what the provider said it has."""
-    found = await client.list_models(provider)
+    found = await client.list_models(provider, purpose=purpose)
     await asyncio.to_thread(cache.put, provider.id, found)
     return found

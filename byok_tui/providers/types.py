@@ -83,3 +83,22 @@ class ListedModel:
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", clean_line(self.id))
         object.__setattr__(self, "display_name", clean_line(self.display_name))
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """One request as it ended, for the request log: never the key, a body or a query."""
+
+    started: float  # Unix time
+    provider: str
+    purpose: str  # chat, models, key test, balance, probe
+    method: str
+    host: str
+    path: str  # without the query string (Gemini's carries the key)
+    key_source: str  # global, per-bot, environment, local runtime, no key
+    key_last4: str | None  # the key's last four characters; None when no key went
+    model: str | None = None
+    status: int | None = None  # None: no answer came
+    outcome: str = "ok"  # ok, stopped, or the error's kind
+    duration_s: float = 0.0
+    usage: Usage | None = None

@@ -172,7 +172,7 @@ class ChatScreen(Screen[None]):
         await asyncio.to_thread(importlib.import_module, "httpx")
         try:
             # What it answers is what the model list offers: the models actually pulled.
-            await self.data.list_models(local[0])
+            await self.data.list_models(local[0], purpose="probe")
             running = True
         except ByokError:
             running = False

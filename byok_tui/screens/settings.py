@@ -152,7 +152,8 @@ class SettingsScreen(Screen[None]):
         result.update(Text("Testing…"))
         result.add_class("shown")
         try:
-            models = await self.data.list_models(provider)  # with the key just typed
+            purpose = "key test" if provider.needs_key else "probe"
+            models = await self.data.list_models(provider, purpose)  # with the key just typed
         except ByokError as error:
             result.update(Text(f"✗ {error.one_line()}"))
             result.set_class(True, "failed")

@@ -114,6 +114,31 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (provider, key_source)
     );
     """,
+    # 6: every request made (chat, model list, key test, balance, local runtime probe): when,
+    # where to, with which key's source and last four characters, and how it ended. Never a
+    # key, a body or a query string. `uuid` lets an import merge a log into another.
+    """
+    CREATE TABLE requests (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        started REAL NOT NULL,
+        provider TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        method TEXT NOT NULL,
+        host TEXT NOT NULL,
+        path TEXT NOT NULL,
+        key_source TEXT NOT NULL,
+        key_last4 TEXT,
+        model TEXT,
+        status INTEGER,
+        outcome TEXT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        cost_usd REAL
+    );
+    CREATE INDEX requests_by_time ON requests(started);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

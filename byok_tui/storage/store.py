@@ -7,7 +7,6 @@ carry whether a key is set, never the key itself.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -20,20 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import check_key
-from byok_tui.records import Bot, BotConfig, Budget, Conversation, Message, MessageStatus
+from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
-
-UsageGrouping = Literal["provider", "model", "bot", "key", "day"]
-# What each grouping of `Store.usage` names its rows by: (column, SQL expression).
-_USAGE_GROUPS: dict[str, tuple[tuple[str, str], ...]] = {
-    "provider": (("provider", "m.provider"),),
-    "model": (("provider", "m.provider"), ("model", "m.model")),
-    "bot": (("bot", "b.name"), ("provider", "m.provider"), ("model", "m.model")),
-    "key": (("provider", "m.provider"), ("key", "m.key_source")),
-    "day": (("day", "date(m.created, 'unixepoch', 'localtime')"), ("provider", "m.provider")),
-}
+from byok_tui.storage.ledger import Ledger
 
 if TYPE_CHECKING:
     from byok_tui.pricing import Cost
@@ -140,6 +130,7 @@ class Store:
         self.path = path
         self._local = threading.local()
         self.notices: list[str] = []  # what the user should be told (permissions tightened)
+        self.ledger = Ledger(self)  # spend, budgets, rate limits and the request log
         self.connection()  # open (and migrate) now, so a bad file is reported at once
 
     def connection(self) -> sqlite3.Connection:
@@ -375,84 +366,6 @@ class Store:
             "UPDATE messages SET cost_usd = ?, price = ? WHERE id = ?",
             (cost.usd, clean_line(cost.price), message_id),
         )
-
-    # Spend and budgets -----------------------------------------------------------------------
-
-    def spent_since(self, since: float, provider: str | None = None) -> float:
-        """What replies since `since` (a Unix time) cost, for one provider or all of them;
-        replies whose cost is not known count for nothing."""
-        query = (
-            "SELECT COALESCE(SUM(cost_usd), 0) FROM messages"
-            " WHERE role = 'assistant' AND created >= ?"
-        )
-        values: tuple[object, ...] = (since,)
-        if provider is not None:
-            query += " AND provider = ?"
-            values += (provider,)
-        return float(self.connection().execute(query, values).fetchone()[0])
-
-    def usage(self, since: float, by: UsageGrouping) -> list[dict[str, Any]]:
-        """Replies since `since` grouped `by` provider, model, bot, key source or local day:
-        requests, tokens, and the cost of those whose price is known (None when none is)."""
-        columns = _USAGE_GROUPS[by]
-        names = ", ".join(f"{expression} AS {name}" for name, expression in columns)
-        keys = ", ".join(expression for _name, expression in columns)
-        rows = self.connection().execute(
-            f"SELECT {names}, COUNT(*) AS requests,"  # noqa: S608 (names from _USAGE_GROUPS)
-            " COALESCE(SUM(m.input_tokens), 0) AS input_tokens,"
-            " COALESCE(SUM(m.output_tokens), 0) AS output_tokens,"
-            " SUM(m.cost_usd) AS cost_usd, COUNT(*) - COUNT(m.cost_usd) AS unpriced"
-            " FROM messages AS m"
-            + (
-                " JOIN conversations AS c ON c.id = m.conversation_id"
-                " JOIN bots AS b ON b.id = c.bot_id"
-                if by == "bot"
-                else ""
-            )
-            + " WHERE m.role = 'assistant' AND m.created >= ?"
-            f" GROUP BY {keys} ORDER BY {keys}",
-            (since,),
-        )
-        return [dict(row) for row in rows]
-
-    def save_rate_limits(
-        self, provider: str, key_source: str, headers: tuple[tuple[str, str], ...]
-    ) -> None:
-        """The rate-limit headers of the latest response (never a key: see providers/limits)."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT INTO rate_limits (provider, key_source, seen, headers) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT(provider, key_source) DO UPDATE SET seen = excluded.seen,"
-                " headers = excluded.headers",
-                (provider, key_source, time.time(), json.dumps(dict(headers))),
-            )
-
-    def rate_limits(self) -> list[tuple[str, str, float, dict[str, str]]]:
-        """(provider, key source, when seen, headers), by provider."""
-        rows = self.connection().execute(
-            "SELECT provider, key_source, seen, headers FROM rate_limits ORDER BY provider"
-        )
-        return [
-            (row["provider"], row["key_source"], row["seen"], json.loads(row["headers"]))
-            for row in rows
-        ]
-
-    def budgets(self) -> list[Budget]:
-        query = "SELECT scope, amount_usd, per FROM budgets ORDER BY scope"
-        rows = self.connection().execute(query)
-        return [Budget(row["scope"], row["amount_usd"], row["per"]) for row in rows]
-
-    def set_budget(self, budget: Budget) -> None:
-        with self.transaction() as db:
-            db.execute(
-                "INSERT INTO budgets (scope, amount_usd, per) VALUES (?, ?, ?) ON CONFLICT(scope)"
-                " DO UPDATE SET amount_usd = excluded.amount_usd, per = excluded.per",
-                (budget.scope, budget.amount_usd, budget.per),
-            )
-
-    def remove_budget(self, scope: str) -> bool:
-        with self.transaction() as db:
-            return db.execute("DELETE FROM budgets WHERE scope = ?", (scope,)).rowcount > 0
 
     # Settings ------------------------------------------------------------------------------
 

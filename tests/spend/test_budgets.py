@@ -56,8 +56,8 @@ def test_spend_counts_this_periods_priced_replies_only(db: Store) -> None:
     spent(db, "openai", None)  # price unknown: counts for nothing, never a guess
     spent(db, "groq", 2.0)
     spent(db, "openai", 100.0, when=period_start("month") - 60)  # last month
-    db.set_budget(Budget("openai", 5.0, "month"))
-    db.set_budget(Budget("all", 3.0, "month"))
+    db.ledger.set_budget(Budget("openai", 5.0, "month"))
+    db.ledger.set_budget(Budget("all", 3.0, "month"))
     (all_providers, openai) = standings(db, "openai")
     assert openai.spent == pytest.approx(1.255)
     assert all_providers.spent == pytest.approx(3.255) and all_providers.reached
@@ -107,19 +107,19 @@ def test_budget_commands_set_list_and_remove(db: Store) -> None:
     run_cli("budget", "set", "openai", "0.005", "--per", "day")
     listed = run_cli("budget", "list").stdout
     assert "openai" in listed and "$0.005 today for openai" in listed
-    assert db.budgets() == [Budget("openai", 0.005, "day")]
+    assert db.ledger.budgets() == [Budget("openai", 0.005, "day")]
     assert run_cli("budget", "rm", "openai").returncode == 0
     assert run_cli("budget", "rm", "openai").returncode == 2
     assert run_cli("budget", "set", "nosuch", "1", "--per", "day").returncode == 2
     assert run_cli("budget", "set", "openai", "-1", "--per", "day").returncode == 2
-    assert db.budgets() == []
+    assert db.ledger.budgets() == []
 
 
 async def test_the_app_refuses_a_send_over_budget_then_sends_it_once_if_asked(
     db: Store, server: ProviderServer
 ) -> None:
     spent(db, "openai", 2.0, when=time.time())
-    db.set_budget(Budget("openai", 2.0, "day"))
+    db.ledger.set_budget(Budget("openai", 2.0, "day"))
     server.reply_with(openai_reply("sent anyway"))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
     async with app.run_test(size=(140, 40)) as pilot:
@@ -141,7 +141,7 @@ async def test_the_config_pane_shows_todays_and_this_months_spend_and_warns_near
     earlier = max(period_start("month"), time.time() - 86_400 * 2)  # today on the 1st
     spent(db, "openai", 3.5, when=earlier)
     today = format_usd(0.5 + (3.5 if earlier >= period_start("day") else 0.0))
-    db.set_budget(Budget("openai", 5.0, "month"))
+    db.ledger.set_budget(Budget("openai", 5.0, "month"))
     server.reply_with(openai_reply("ok", usage={"prompt_tokens": 200_000, "completion_tokens": 2}))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -171,7 +171,7 @@ async def test_settings_shows_each_providers_spend_by_key_and_its_budgets(db: St
     db.save_reply(reply.id, content="y", reasoning="", status="complete", cost=Cost(0.5, "p"))
     with db.transaction() as sql:  # the first reply's key source
         sql.execute("UPDATE messages SET key_source = 'global' WHERE key_source IS NULL")
-    db.set_budget(Budget("all", 0.9, "day"))
+    db.ledger.set_budget(Budget("all", 0.9, "day"))
     app = make_app()
     async with app.run_test(size=(140, 60)) as pilot:
         await settle(pilot)
@@ -196,7 +196,7 @@ async def test_the_local_runtime_is_never_blocked_by_a_budget(db: Store) -> None
     from tests.support.fake_backend import FakeProviders
 
     spent(db, "openai", 9.0, when=time.time())
-    db.set_budget(Budget("all", 1.0, "day"))
+    db.ledger.set_budget(Budget("all", 1.0, "day"))
     fake = FakeProviders()
     fake.enqueue("local and free")
     service = ConversationService(db, fake(open_services()))

@@ -3,13 +3,16 @@ quitting spend no key: no request reaches any key provider."""
 
 from __future__ import annotations
 
+from textual.widgets import Button
+
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.providers.endpoints import override_variable
 from byok_tui.registry import key_providers
+from byok_tui.services import open_services, open_store
 from tests.support.pilot import make_app, settle, wait_for
 from tests.support.provider_client import base_for
-from tests.support.provider_server import ProviderServer
+from tests.support.provider_server import ProviderServer, Reply
 
 
 async def test_starting_typing_and_quitting_makes_no_request_to_a_key_provider(
@@ -29,3 +32,27 @@ async def test_starting_typing_and_quitting_makes_no_request_to_a_key_provider(
         )
         await pilot.press("ctrl+q")
     assert server.requests == [], [r.target for r in server.requests]
+    # The request log agrees: at most the local runtime was probed (it needs no key).
+    logged = open_store(open_services()).ledger.requests()
+    assert {(row["provider"], row["purpose"]) for row in logged} <= {("ollama", "probe")}
+
+
+async def test_a_key_test_in_settings_is_logged_as_one(server: ProviderServer) -> None:
+    keys = open_key_store(app_paths())
+    keys.set(entry_name("groq"), "gsk_" + "T" * 48 + "Zz90")
+    server.reply_with(
+        Reply(headers={"content-type": "application/json"}, steps=[b'{"data":[{"id":"m1"}]}'])
+    )
+    app = make_app(BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
+    async with app.run_test(size=(140, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        app.screen.query_one("#row-groq .test-key", Button).press()
+        result = "#row-groq .test-result"
+        await wait_for(pilot, lambda: "The key works" in str(app.screen.query_one(result).render()))
+    logged = open_store(open_services()).ledger.requests()
+    tests = [row for row in logged if row["provider"] == "groq"]
+    assert [(r["purpose"], r["status"], r["key_last4"]) for r in tests] == [
+        ("key test", 200, "Zz90")
+    ]

@@ -107,7 +107,7 @@ async def test_the_app_keeps_the_limits_of_each_reply(server: ProviderServer) ->
         await settle(pilot)
         await send(pilot, "hi")
         await wait_for(pilot, lambda: replies(app) == ["ok"] and not replying(app))
-    ((provider, key, _seen, headers),) = open_store(open_services()).rate_limits()
+    ((provider, key, _seen, headers),) = open_store(open_services()).ledger.rate_limits()
     assert (provider, key, headers) == ("openai", "global", OPENAI_HEADERS)
 
 
