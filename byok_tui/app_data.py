@@ -38,6 +38,7 @@ from byok_tui.request_log import keep_what_the_client_reports
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyPriced, ReplyStarted
     from byok_tui.keys.overview import KeySnapshot
+    from byok_tui.providers.balance import Balance
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview, Spend
     from byok_tui.registry import Provider
@@ -213,6 +214,11 @@ class AppData:
         await asyncio.to_thread(self._settled)
         client, cache = self._context.client, self._context.models
         return await refresh_models(client, cache, provider, purpose=purpose)
+
+    async def balance(self, provider: Provider) -> Balance:
+        """Ask the provider what is left on the key it would be called with (one request)."""
+        await asyncio.to_thread(self._settled)
+        return await self._context.client.balance(provider)
 
     def base_url(self, provider: Provider) -> str:
         return self._context.client.base_url(provider)

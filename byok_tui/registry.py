@@ -65,6 +65,8 @@ class Provider:
     stream_usage_option: bool
     public_model_list: bool
     models: tuple[Model, ...]
+    balance_path: str = ""  # below the base URL: where a key's credit is stated ("": nowhere)
+    balance_shape: str = ""  # how that answer is read (providers/balance.py)
 
     @property
     def needs_key(self) -> bool:
@@ -177,6 +179,8 @@ def _parse(entry: dict[str, object]) -> Provider:
         stream_usage_option=_field(entry, "stream_usage_option", bool, False),
         public_model_list=_field(entry, "public_model_list", bool, False),
         models=tuple(_parse_model(m, temperature) for m in raw_models),
+        balance_path=_field(entry, "balance_path", str, ""),
+        balance_shape=_field(entry, "balance_shape", str, ""),
     )
 
 

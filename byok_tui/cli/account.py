@@ -1,11 +1,13 @@
 """`byok-tui requests`: the log of every request byok-tui made, with which key (its source
-and last four characters, never the key) and how it ended."""
+and last four characters, never the key) and how it ended; `byok-tui balance`: the credit a
+provider says is left on a key, asked for now."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from byok_tui.cli.chat import provider_argument
 from byok_tui.cli.spend import since_argument
 
 REQUESTS_EPILOG = """\
@@ -33,6 +35,23 @@ def add_parsers(commands: Any) -> None:
     requests.add_argument("--json", action="store_true", help="a JSON list of objects")
     requests.set_defaults(run=_requests)
 
+    balance = commands.add_parser(
+        "balance",
+        help="the credit left on a key, as the provider states it (OpenRouter, DeepSeek)",
+        description="Ask the provider, now, what is left on the key byok-tui would use: "
+        "OpenRouter's key limit, what is left of it and its usage today and this month; "
+        "DeepSeek's balance. One request per provider, recorded in the request log.",
+    )
+    balance.add_argument(
+        "provider",
+        nargs="?",
+        type=provider_argument,
+        metavar="PROVIDER",
+        help="one provider (default: each that states a balance and has a key)",
+    )
+    balance.add_argument("--json", action="store_true", help="a JSON list of objects")
+    balance.set_defaults(run=_balance)
+
 
 def _requests(args: argparse.Namespace) -> int:
     import json
@@ -52,3 +71,58 @@ def _requests(args: argparse.Namespace) -> int:
     for line in table:
         print("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
     return 0
+
+
+def _balance(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from byok_tui.errors import ByokError
+    from byok_tui.registry import providers
+    from byok_tui.services import first_usable_provider, open_services
+
+    services = open_services()
+    if args.provider is not None:
+        chosen = [args.provider]
+    else:
+        stated = [p for p in providers() if p.balance_path]
+        chosen = [p for p in stated if first_usable_provider(services, [p]) is not None]
+        if not chosen:
+            names = " or ".join(p.display_name for p in stated)
+            raise ByokError(
+                f"no key is set for {names}, the providers that state a balance",
+                remedy=f"Set one with `byok-tui keys set {stated[0].id}` or in Settings.",
+            )
+    return asyncio.run(_ask_balances(services, chosen, as_json=args.json))
+
+
+async def _ask_balances(services: Any, chosen: list[Any], *, as_json: bool) -> int:
+    import json
+    import sys
+    import time
+
+    from byok_tui.cli.chat import keep_the_ledger
+    from byok_tui.errors import ByokError
+    from byok_tui.services import open_store, provider_client
+
+    failed = 0
+    found = []
+    async with provider_client(services) as client:
+        keep_the_ledger(client, open_store(services))
+        for provider in chosen:
+            try:
+                balance = await client.balance(provider)
+            except ByokError as error:
+                failed += 1
+                print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+                continue
+            found.append(balance)
+    if as_json:
+        rows = [
+            {"provider": b.provider_id, "checked": b.checked, "summary": b.summary, **b.figures}
+            for b in found
+        ]
+        print(json.dumps(rows, indent=2))
+    for balance in [] if as_json else found:
+        when = time.strftime("%H:%M:%S", time.localtime(balance.checked))
+        print(f"{balance.provider_id:<12} {balance.summary}  (as of {when})")
+    return 1 if failed else 0

@@ -171,7 +171,7 @@ def _client(services: Services, timeout: float | None) -> Any:
     )
 
 
-def _keep_the_ledger(client: ProviderClient, store: Store) -> None:
+def keep_the_ledger(client: ProviderClient, store: Store) -> None:
     """Every request in the log, and every response's rate limits, written at once; a write
     that fails is said on standard error and the reply goes on."""
     from byok_tui.request_log import keep_what_the_client_reports
@@ -253,7 +253,7 @@ async def _stream(
     provider = get_provider(config.provider)
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     async with _client(services, args.timeout) as client:
-        _keep_the_ledger(client, store)
+        keep_the_ledger(client, store)
         service = ConversationService(store, client)
         try:
             sending = service.send(
@@ -364,7 +364,7 @@ async def _list_models(
     async with _client(services, None) as client:
         from byok_tui.services import open_store
 
-        _keep_the_ledger(client, open_store(services))
+        keep_the_ledger(client, open_store(services))
         discovered = await asyncio.gather(*(discover(client, p) for p in selected))
 
     rows = [("PROVIDER", "MODEL", "NAME", "NOTES")]

@@ -39,12 +39,14 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, family, load_json
+from byok_tui.providers.wire import HttpCall, carry_key, family, load_json
 from byok_tui.records import KeySource
 from byok_tui.registry import Provider
 
 if TYPE_CHECKING:
     import httpx
+
+    from byok_tui.providers.balance import Balance
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +187,25 @@ class ProviderClient:
             body = await self._read_body(provider, response, limit=32 * 1024 * 1024)
         parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
         return parsed
+
+    async def balance(self, provider: Provider) -> Balance:
+        """The credit left on the key `provider` would be called with (one request).
+        Raises NoApiKeyError before any I/O, ProviderError on failure."""
+        from byok_tui.providers.balance import parse_balance
+
+        if not provider.balance_path:
+            raise ByokError(
+                f"{provider.display_name} does not tell a key's balance through its API",
+                remedy=f"See {provider.console_url}; `byok-tui usage` shows what byok-tui spent.",
+            )
+        key = self.resolve(provider)
+        headers, params = carry_key(provider, key.value)
+        url = self.base_url(provider) + provider.balance_path
+        call = HttpCall("GET", url, headers=headers, params=params)
+        opened = self._open(provider, call, key.source.value, purpose="balance", key=key.value)
+        async with opened as response:
+            body = await self._read_body(provider, response, limit=256 * 1024)
+        return parse_balance(provider, load_json(provider, body), time.time())
 
     def _open(
         self,

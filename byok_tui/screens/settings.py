@@ -1,11 +1,13 @@
 """Settings > API Keys: every provider from the registry, each key saved on input.
 
 Saving never asks the provider (no hidden calls); "Test key" is an explicit request to its model
-list. The local runtime has no key field: its address, whether it runs, and its models.
+list (and, where the provider states one, its balance); "Check balance" asks for the balance.
+The local runtime has no key field: its address, whether it runs, and its models.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -45,8 +47,13 @@ class ProviderRow(Vertical):
             with Horizontal(classes="key-line"):
                 yield KeyField(placeholder=f"{provider.display_name} API key", name=provider.id)
                 yield Button("Test key", classes="test-key", name=provider.id, compact=True)
+                if provider.balance_path:
+                    yield Button(
+                        "Check balance", classes="check-balance", name=provider.id, compact=True
+                    )
             yield Static(classes="warning")
             yield Static(classes="spend")
+            yield Static(classes="balance")
             hint = f"Format: {provider.key_hint} · Get a key: {provider.console_url}"
         else:
             with Horizontal(classes="key-line"):
@@ -165,11 +172,33 @@ class SettingsScreen(Screen[None]):
         if provider.needs_key:
             count = f"{len(models)} model{'' if len(models) == 1 else 's'}"
             result.update(Text(f"✓ The key works: {count} available, now in the model list."))
+            if provider.balance_path:
+                self._check_balance(provider_id)  # part of the test: what is left on it
             return
         address = self.data.base_url(provider)
         row.query_one(".local-status", Static).update(Text(f"● running at {address}"))
         names = ", ".join(m.id for m in models[:8]) or "none pulled yet"
         result.update(Text(f"Models detected: {names}"))
+
+    @on(Button.Pressed, ".check-balance")
+    def _balance_pressed(self, event: Button.Pressed) -> None:
+        self._check_balance(event.button.name or "")
+
+    @work(group="balance")
+    async def _check_balance(self, provider_id: str) -> None:
+        provider = get_provider(provider_id)
+        shown = self._row(provider_id).query_one(".balance", Static)
+        shown.update(Text("Checking the balance…"))
+        shown.add_class("shown")
+        try:
+            balance = await self.data.balance(provider)
+        except ByokError as error:
+            shown.update(Text(f"✗ Balance: {error.one_line()}"))
+            shown.add_class("failed")
+            return
+        shown.remove_class("failed")
+        when = time.strftime("%H:%M:%S", time.localtime(balance.checked))
+        shown.update(Text(f"Balance: {balance.summary} (as of {when})"))
 
     def action_close(self) -> None:
         self.dismiss(None)  # not pop_screen: the chat screen's callback reads the keys again
