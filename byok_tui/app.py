@@ -202,6 +202,18 @@ class ByokApp(App[None]):
         if self._data is not None:
             self.push_screen(SettingsScreen(self._data), back)
 
+    def action_open_usage(self) -> None:
+        from byok_tui.screens.spend import UsageScreen
+
+        if self._data is not None and not isinstance(self.screen, UsageScreen):
+            self.push_screen(UsageScreen(self._data))
+
+    def action_open_requests(self) -> None:
+        from byok_tui.screens.spend import RequestsScreen
+
+        if self._data is not None and not isinstance(self.screen, RequestsScreen):
+            self.push_screen(RequestsScreen(self._data))
+
     @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:
         """Export All Data: bots, conversations and settings, never a key."""

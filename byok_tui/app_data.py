@@ -20,7 +20,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from byok_tui.chat_state import (
     ChatState,
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview, Spend
     from byok_tui.registry import Provider
     from byok_tui.services import AppContext
+    from byok_tui.usage_report import UsageOverview
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -195,6 +196,18 @@ class AppData:
         """What `provider_id` cost today and this month, and its budgets."""
         self._settled()
         return read_spend(self._context, provider_id)
+
+    def usage_overview(self) -> UsageOverview:
+        """Spend per day over the last 30 days per provider, and the totals per model."""
+        from byok_tui.usage_report import read_usage_overview
+
+        self._settled()
+        return read_usage_overview(self._context.db)
+
+    def request_log(self, limit: int) -> list[dict[str, Any]]:
+        """The `limit` latest requests, newest first."""
+        self._settled()
+        return self._context.db.ledger.requests(limit=limit)
 
     def bot(self, bot_id: int) -> Bot:
         self._settled()

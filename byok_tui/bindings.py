@@ -27,6 +27,7 @@ class Key:
         return self.keys.replace("question_mark", "?").replace(",", " or ")
 
 
+# Not f6 or f7: the message box (a text area) selects a line and all with them.
 APP_KEYS = (
     Key(
         "f1,question_mark",
@@ -49,6 +50,22 @@ APP_KEYS = (
         "Settings",
         "app.settings",
         "Settings > API Keys: every provider's key, saved as you type",
+    ),
+    Key(
+        "f8",
+        "open_usage",
+        "Usage",
+        "app.usage",
+        "Usage: spend per day for 30 days per provider, and totals per model",
+        show=False,
+    ),
+    Key(
+        "f9",
+        "open_requests",
+        "Requests",
+        "app.requests",
+        "Requests: every request made with a key, its status, tokens and cost",
+        show=False,
     ),
     Key(
         "f10",
@@ -163,6 +180,7 @@ BOT_COMMANDS = (
 )
 
 SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
+SPEND_SCREEN_KEYS = (Key("escape", "close", "Back", "spend.close", "Back to the chat"),)
 
 PALETTE = Key(
     "ctrl+p",

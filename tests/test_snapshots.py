@@ -22,6 +22,7 @@ from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 from tests.support.pilot import make_app, settle
+from tests.support.spend import some_spend
 
 MARKDOWN_REPLY = """# Reading a file in Python
 
@@ -129,7 +130,8 @@ def test_each_error_block(snap_compare: Any) -> None:
 def test_settings_with_some_keys_set(snap_compare: Any) -> None:
     """Settings > API Keys: every provider with its models, key fields masked (no key text in
     the picture), what each key provider cost today and this month ($0 here), format hints and
-    where to get a key, the local runtime's status."""
+    where to get a key, the local runtime's status; Check balance beside Test key for the
+    providers that state a balance (OpenRouter, DeepSeek)."""
     keys = open_key_store(app_paths())
     for provider_id in ("anthropic", "openai", "google"):
         keys.set(entry_name(provider_id), FAKE_KEYS[provider_id])
@@ -172,6 +174,21 @@ def test_help_screen_at_80_by_24(snap_compare: Any) -> None:
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=open_help)
+
+
+def test_usage_screen(snap_compare: Any) -> None:
+    """F8: spend per day for the last 30 days, one chart line per provider with spend (OpenAI
+    first: it cost most; its total says one reply had no known price), days ago on the left and
+    today on the right; under it the totals per model. Its Pilot twin is
+    tests/app/test_spend_screens.py."""
+    some_spend()
+
+    async def open_usage(pilot: Pilot[None]) -> None:
+        await settled(pilot)
+        await pilot.press("f8")
+        await pilot.pause(0.5)
+
+    assert snap_compare(make_app(), terminal_size=(120, 30), run_before=open_usage)
 
 
 def test_no_snapshot_holds_a_key() -> None:
