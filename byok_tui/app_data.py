@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.balance import Balance
     from byok_tui.providers.types import ListedModel, StreamEvent
-    from byok_tui.records import Bot, BotConfig, Conversation, KeyOverview, Spend
+    from byok_tui.records import Bot, BotConfig, Budget, Conversation, KeyOverview, Spend
     from byok_tui.registry import Provider
     from byok_tui.services import AppContext
     from byok_tui.usage_report import UsageOverview
@@ -196,6 +196,43 @@ class AppData:
         """What `provider_id` cost today and this month, and its budgets."""
         self._settled()
         return read_spend(self._context, provider_id)
+
+    def set_budget(self, budget: Budget) -> None:
+        db = self._context.db
+        self._run("set-budget", lambda: db.ledger.set_budget(budget))
+
+    def remove_budget(self, scope: str) -> bool:
+        """False when there was no budget for `scope`."""
+        db = self._context.db
+        return self._run("remove-budget", lambda: db.ledger.remove_budget(scope))
+
+    def budget_lines(self) -> list[str]:
+        """Every budget in words with its period's spend, marked when near or reached."""
+        from byok_tui.budgets import standing_of
+
+        self._settled()
+        db = self._context.db
+        lines = []
+        for budget in db.ledger.budgets():
+            standing = standing_of(db, budget)
+            mark = "⛔ reached: " if standing.reached else "⚠ " if standing.near else ""
+            lines.append(f"{mark}{standing.describe()}")
+        return lines
+
+    def stated_limits(self) -> dict[str, list[str]]:
+        """Per provider, what each key source's latest response said of its rate limits, with
+        its age: `global: 41/60 requests (reset 19s) (as of 12 s ago)`."""
+        import time
+
+        from byok_tui.providers.limits import RateLimits, age_in_words
+
+        self._settled()
+        found: dict[str, list[str]] = {}
+        for provider, source, seen, headers in self._context.db.ledger.rate_limits():
+            said = RateLimits(tuple(sorted(headers.items()))).describe()
+            age = age_in_words(time.time() - seen)
+            found.setdefault(provider, []).append(f"{source}: {said} (as of {age})")
+        return found
 
     def usage_overview(self) -> UsageOverview:
         """Spend per day over the last 30 days per provider, and the totals per model."""

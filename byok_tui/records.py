@@ -8,6 +8,7 @@ key of its own, never the key; a `KeyStatus` the key masked, never whole.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
@@ -88,6 +89,18 @@ class Budget:
     scope: str  # a provider id, or ALL_PROVIDERS
     amount_usd: float
     per: BudgetPeriod
+
+
+def budget_amount(text: str) -> float:
+    """A budget typed by a person (`5`, `$0.25`): US dollars, 0 or more, sub-cent precision
+    kept. ValueError says what is wrong with it."""
+    try:
+        amount = float(text.strip().lstrip("$").replace(",", ""))
+    except ValueError:
+        raise ValueError(f"not an amount in US dollars: {text.strip()!r}") from None
+    if not math.isfinite(amount) or amount < 0:
+        raise ValueError(f"a budget is 0 or more US dollars, not {text.strip()!r}")
+    return amount
 
 
 @dataclass(frozen=True, slots=True)

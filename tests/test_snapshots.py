@@ -128,7 +128,8 @@ def test_each_error_block(snap_compare: Any) -> None:
 
 
 def test_settings_with_some_keys_set(snap_compare: Any) -> None:
-    """Settings > API Keys: every provider with its models, key fields masked (no key text in
+    """Settings > API Keys: the budgets (none yet) with the line to set one, then every
+    provider with its models, key fields masked (no key text in
     the picture), what each key provider cost today and this month ($0 here), format hints and
     where to get a key, the local runtime's status; Check balance beside Test key for the
     providers that state a balance (OpenRouter, DeepSeek)."""

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
 from byok_tui.errors import ByokError
-from byok_tui.records import ALL_PROVIDERS, Budget
+from byok_tui.records import ALL_PROVIDERS, Budget, budget_amount
 
 BUDGET_EPILOG = """\
 A budget caps what replies cost per day or per month (local time), for one provider or for
@@ -35,12 +34,9 @@ def _scope(value: str) -> str:
 
 def _amount(value: str) -> float:
     try:
-        amount = float(value.strip().lstrip("$"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an amount in US dollars: {value!r}") from None
-    if not math.isfinite(amount) or amount < 0:
-        raise argparse.ArgumentTypeError(f"a budget is 0 or more US dollars, not {value!r}")
-    return amount
+        return budget_amount(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def since_argument(value: str) -> float:
@@ -106,7 +102,7 @@ def _limits(args: argparse.Namespace) -> int:
     import json
     import time
 
-    from byok_tui.providers.limits import RateLimits
+    from byok_tui.providers.limits import RateLimits, age_in_words
     from byok_tui.services import open_services, open_store
 
     rows = open_store(open_services()).ledger.rate_limits()
@@ -121,29 +117,9 @@ def _limits(args: argparse.Namespace) -> int:
         print("No rate limits seen yet: they come with the providers' answers.")
         return 0
     for provider, key, seen, headers in rows:
-        limits = RateLimits(tuple(sorted(headers.items())))
-        parts = []
-        for what, (left, most, reset) in (("requests", limits.requests), ("tokens", limits.tokens)):
-            if left or most:
-                parts.append(
-                    f"{left or '?'}/{most or '?'} {what}" + (f" (reset {reset})" if reset else "")
-                )
-        retry = limits.get("retry-after")
-        if retry:
-            parts.append(f"retry after {retry} s")
-        age = f"as of {_ago(time.time() - seen)}"
-        print(f"{provider:<12} {key:<14} {' · '.join(parts) or 'no figures'}  ({age})")
+        said = RateLimits(tuple(sorted(headers.items()))).describe()
+        print(f"{provider:<12} {key:<14} {said}  (as of {age_in_words(time.time() - seen)})")
     return 0
-
-
-def _ago(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s ago"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min ago"
-    if seconds < 129_600:
-        return f"{seconds / 3600:.0f} h ago"
-    return f"{seconds / 86_400:.0f} days ago"
 
 
 def _usage_report(args: argparse.Namespace) -> int:

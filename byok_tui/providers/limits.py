@@ -77,6 +77,30 @@ class RateLimits:
                 return f"{_short(remaining)}/{_short(limit)} {unit} left"
         return None
 
+    def describe(self) -> str:
+        """Every figure stated: `41/60 requests (reset 19s) · 149000/150000 tokens`."""
+        parts = []
+        for what, (left, most, reset) in (("requests", self.requests), ("tokens", self.tokens)):
+            if left or most:
+                parts.append(
+                    f"{left or '?'}/{most or '?'} {what}" + (f" (reset {reset})" if reset else "")
+                )
+        retry = self.get("retry-after")
+        if retry:
+            parts.append(f"retry after {retry} s")
+        return " · ".join(parts) or "no figures"
+
+
+def age_in_words(seconds: float) -> str:
+    """`12 s ago`, `5 min ago`, `3 h ago`, `2 days ago`."""
+    if seconds < 90:
+        return f"{max(seconds, 0):.0f} s ago"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 129_600:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86_400:.0f} days ago"
+
 
 STALE_AFTER = 600.0  # seconds
 

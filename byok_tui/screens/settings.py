@@ -22,8 +22,9 @@ from byok_tui.app_data import AppData
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
 from byok_tui.errors import ByokError
 from byok_tui.pricing import spend_lines
-from byok_tui.records import Spend
+from byok_tui.records import Budget, Spend
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.key_field import KeyField
 
 
@@ -53,6 +54,7 @@ class ProviderRow(Vertical):
                     )
             yield Static(classes="warning")
             yield Static(classes="spend")
+            yield Static(classes="limits")
             yield Static(classes="balance")
             hint = f"Format: {provider.key_hint} · Get a key: {provider.console_url}"
         else:
@@ -71,6 +73,18 @@ class KeysRead(Message):
 
     stored: dict[str, str]
     spends: list[Spend]
+    budgets: list[str]  # every budget in words
+    limits: dict[str, list[str]]  # per provider, the rate limits last stated
+
+
+@dataclass
+class BudgetsRead(Message):
+    """The budgets after one was set or removed, and each provider's spend against them."""
+
+    budgets: list[str]
+    spends: list[Spend]
+    said: str  # what was done, or why it could not be
+    failed: bool = False
 
 
 class SettingsScreen(Screen[None]):
@@ -92,6 +106,9 @@ class SettingsScreen(Screen[None]):
                 ),
                 id="section-help",
             )
+            yield Label("Budgets", classes="subsection-title")
+            yield BudgetEditor(id="budgets")
+            yield Label("Providers", classes="subsection-title")
             for provider in providers():
                 yield ProviderRow(provider)
         yield Footer()
@@ -109,16 +126,27 @@ class SettingsScreen(Screen[None]):
         try:
             stored = self.data.stored_keys(keyed)
             spends = [self.data.spend(p.id) for p in keyed]
+            budgets, limits = self.data.budget_lines(), self.data.stated_limits()
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
         # A message, not call_from_thread: handled in order with the screen's own teardown,
         # so what is read while Settings closes never meets half-removed widgets.
-        self.post_message(KeysRead(stored, spends))
+        self.post_message(KeysRead(stored, spends, budgets, limits))
 
     def on_keys_read(self, message: KeysRead) -> None:
         self._show_keys(message.stored)
-        for spend in message.spends:
+        self.query_one(BudgetEditor).show_budgets(message.budgets)
+        self._show_spends(message.spends)
+        for provider_id, lines in message.limits.items():
+            if provider_id not in {p.id for p in providers() if p.needs_key}:
+                continue
+            shown = self._row(provider_id).query_one(".limits", Static)
+            shown.update(Text("Rate limits: " + "\n             ".join(lines)))
+            shown.add_class("shown")
+
+    def _show_spends(self, spends: list[Spend]) -> None:
+        for spend in spends:
             provider = get_provider(spend.provider_id)
             shown = self._row(provider.id).query_one(".spend", Static)
             shown.update(Text("\n".join(spend_lines(spend, provider.display_name))))
@@ -199,6 +227,38 @@ class SettingsScreen(Screen[None]):
         shown.remove_class("failed")
         when = time.strftime("%H:%M:%S", time.localtime(balance.checked))
         shown.update(Text(f"Balance: {balance.summary} (as of {when})"))
+
+    def on_budget_editor_submitted(self, message: BudgetEditor.Submitted) -> None:
+        self._change_budget(message.budget, None)
+
+    def on_budget_editor_remove_asked(self, message: BudgetEditor.RemoveAsked) -> None:
+        self._change_budget(None, message.scope)
+
+    @work(thread=True, group="budgets")
+    def _change_budget(self, budget: Budget | None, remove: str | None) -> None:
+        try:
+            if budget is not None:
+                self.data.set_budget(budget)
+                said = "Budget set."
+            elif remove is not None and self.data.remove_budget(remove):
+                said = "Budget removed."
+            else:
+                said = f"There was no budget for {remove}: nothing was removed."
+            budgets = self.data.budget_lines()
+            spends = [self.data.spend(p.id) for p in providers() if p.needs_key]
+        except ByokError as error:
+            said = f"Could not change the budget: {error.one_line()}"
+            self.post_message(BudgetsRead([], [], said, failed=True))
+            return
+        self.post_message(BudgetsRead(budgets, spends, said))
+
+    def on_budgets_read(self, message: BudgetsRead) -> None:
+        if message.spends:
+            self.query_one(BudgetEditor).show_budgets(message.budgets)
+            self._show_spends(message.spends)
+        self.notify(
+            message.said, severity="error" if message.said.startswith("✗") else "information"
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)  # not pop_screen: the chat screen's callback reads the keys again
