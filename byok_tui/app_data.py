@@ -192,10 +192,11 @@ class AppData:
         self._settled()
         return limit_notes(self._context)
 
-    def spend(self, provider_id: str) -> Spend:
-        """What `provider_id` cost today and this month, and its budgets."""
+    def spend(self, provider_id: str, model_id: str | None = None) -> Spend:
+        """What `provider_id` cost today and this month, its budgets, and what is left of
+        `model_id`'s free requests today (where the registry knows them)."""
         self._settled()
-        return read_spend(self._context, provider_id)
+        return read_spend(self._context, provider_id, model_id)
 
     def set_budget(self, budget: Budget) -> None:
         db = self._context.db

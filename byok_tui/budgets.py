@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.pricing import format_usd
@@ -79,11 +79,89 @@ def standings(store: Store, provider_id: str, now: float | None = None) -> list[
     ]
 
 
-def check_budgets(store: Store, provider_id: str) -> list[Standing]:
-    """Raise BudgetReachedError when a budget for `provider_id` is used up; else the budgets
+def check_budgets(store: Store, provider_id: str, model_id: str | None = None) -> list[Standing]:
+    """Raise BudgetReachedError when a budget for `provider_id` is used up, or
+    FreeQuotaReachedError when the model's free requests for the day are; else the budgets
     that are near it (to warn about)."""
     applying = standings(store, provider_id)
     for standing in applying:
         if standing.reached:
             raise BudgetReachedError(standing)
+    if model_id is not None:
+        quota = free_quota(store, provider_id, model_id)
+        if quota is not None and quota.reached:
+            raise FreeQuotaReachedError(quota)
     return [standing for standing in applying if standing.near]
+
+
+# The free tier's day: Google's ends at midnight Pacific time.
+FREE_DAY_ZONE = "America/Los_Angeles"
+_PACIFIC_STANDARD = timezone(timedelta(hours=-8))  # when the system has no time-zone data
+
+
+def _free_day_zone() -> tzinfo:
+    try:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(FREE_DAY_ZONE)
+    except (ImportError, LookupError, OSError, ValueError):
+        return _PACIFIC_STANDARD
+
+
+@dataclass(frozen=True, slots=True)
+class FreeQuota:
+    """A model's free requests per day, and how many were sent since its day began."""
+
+    provider_id: str
+    model_id: str
+    per_day: int
+    used: int
+    resets_at: float  # Unix time
+
+    @property
+    def reached(self) -> bool:
+        return self.used >= self.per_day
+
+    @property
+    def near(self) -> bool:
+        return not self.reached and self.used >= WARN_AT * self.per_day
+
+    def describe(self, now: float | None = None) -> str:
+        """`200 of 250 free requests today for gemini-3.8-flash (resets at midnight Pacific
+        time, in 5 h 12 min)`."""
+        left = max(0, round(self.resets_at - (time.time() if now is None else now)))
+        hours, minutes = divmod(left // 60, 60)
+        when = f"{hours} h {minutes} min" if hours else f"{minutes} min"
+        return (
+            f"{self.used:,} of {self.per_day:,} free requests today for {self.model_id} "
+            f"(resets at midnight Pacific time, in {when})"
+        )
+
+
+def free_quota(
+    store: Store, provider_id: str, model_id: str, now: float | None = None
+) -> FreeQuota | None:
+    """The model's free requests per day as the registry knows them (None: it knows none),
+    counted from the request log since midnight Pacific time."""
+    from byok_tui.registry import get_provider
+
+    per_day = get_provider(provider_id).model(model_id).free_requests_per_day
+    if per_day is None:
+        return None
+    moment = datetime.fromtimestamp(time.time() if now is None else now, _free_day_zone())
+    day_start = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    resets_at = (day_start + timedelta(days=1)).timestamp()  # wall-clock midnight, DST and all
+    used = store.ledger.chat_requests_since(provider_id, model_id, day_start.timestamp())
+    return FreeQuota(provider_id, model_id, per_day, used, resets_at)
+
+
+class FreeQuotaReachedError(ByokError):
+    kind = ErrorKind.BUDGET
+
+    def __init__(self, quota: FreeQuota) -> None:
+        self.quota = quota
+        super().__init__(
+            f"Free tier used up: {quota.describe()}; nothing was sent",
+            remedy="Wait until it resets, pick another model, or send anyway (with billing on, "
+            "your key is not held to the free tier's count).",
+        )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from byok_tui.budgets import period_start, standings
+from byok_tui.budgets import free_quota, period_start, standings
 from byok_tui.keys import (
     KeyStore,
     KeyStoreError,
@@ -47,9 +47,12 @@ def limit_notes(context: AppContext, now: float | None = None) -> dict[str, str]
     return {provider: note for provider, note in notes.items() if note}
 
 
-def read_spend(context: AppContext, provider_id: str) -> Spend:
+def read_spend(context: AppContext, provider_id: str, model_id: str | None = None) -> Spend:
+    """What `provider_id` cost today and this month, its budgets, and (given the model) what
+    is left of the model's free requests today, where the registry knows them."""
     store = context.db
     applying = standings(store, provider_id)
+    quota = free_quota(store, provider_id, model_id) if model_id else None
     month = period_start("month")
     by_key = tuple(
         (str(row["key"] or "unknown"), float(row["cost_usd"]))
@@ -61,8 +64,10 @@ def read_spend(context: AppContext, provider_id: str) -> Spend:
         store.ledger.spent_since(period_start("day"), provider_id),
         store.ledger.spent_since(month, provider_id),
         tuple(standing.describe() for standing in applying),
-        any(standing.near or standing.reached for standing in applying),
+        any(standing.near or standing.reached for standing in applying)
+        or (quota is not None and (quota.near or quota.reached)),
         by_key,
+        quota.describe() if quota is not None else None,
     )
 
 
@@ -179,6 +184,6 @@ def read_state(
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
         moved_to=moved_to,
-        spend=read_spend(context, bot.config.provider),
+        spend=read_spend(context, bot.config.provider, bot.config.model),
         limits=limit_notes(context),
     )

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
-from byok_tui.budgets import BudgetReachedError, check_budgets
+from byok_tui.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.pricing import Cost, cost_of
@@ -207,11 +207,12 @@ class ConversationService:
         try:
             check_settings(provider, config.temperature, config.max_tokens)
             if provider.needs_key and not over_budget:  # the local runtime costs nothing
-                check_budgets(store, provider.id)
+                check_budgets(store, provider.id, config.model)
             key = self._client.resolve(provider, bot_key=bot_key)
         except (
             SettingOutOfRangeError,
             BudgetReachedError,
+            FreeQuotaReachedError,
             NoApiKeyError,
             UnusableKeyError,
         ) as error:

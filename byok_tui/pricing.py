@@ -83,6 +83,8 @@ def spend_lines(spend: Spend, display_name: str) -> list[str]:
         )
     mark = "⚠ " if spend.warning else ""
     lines += [f"{mark}Budget: {line}" for line in spend.budgets]
+    if spend.free_tier:
+        lines.append(f"{mark}Free tier: {spend.free_tier}")
     return lines
 
 

@@ -113,6 +113,7 @@ class Spend:
     budgets: tuple[str, ...]  # `$4.10 of $5.00 this month for openai`, one per budget
     warning: bool  # a budget is near or reached
     month_by_key: tuple[tuple[str, float], ...] = ()  # (key source, this month's spend)
+    free_tier: str | None = None  # what is left of the model's free requests today, in words
 
 
 class KeySource(StrEnum):

@@ -38,6 +38,8 @@ class Model:
     family: str
     free: bool = False
     requests_per_minute: int | None = None  # the client paces itself to this when set
+    # Free-tier requests per day: counted locally, and treated like a budget when set.
+    free_requests_per_day: int | None = None
     accepts_temperature: bool = True
     discovered: bool = False  # found through the provider's model list, not in the registry
 
@@ -114,16 +116,22 @@ def _field(entry: dict[str, object], name: str, kind: type[T], default: T | None
     return value
 
 
+def _whole_or_none(entry: dict[str, object], name: str) -> int | None:
+    value = entry.get(name)
+    if value is not None and not isinstance(value, int):
+        raise TypeError(f"registry field {name!r} must be an integer")
+    return value
+
+
 def _parse_model(entry: dict[str, object], provider_temperature: bool) -> Model:
-    rpm = entry.get("rpm")
-    if rpm is not None and not isinstance(rpm, int):
-        raise TypeError("registry field 'rpm' must be an integer")
+    rpm, rpd = _whole_or_none(entry, "rpm"), _whole_or_none(entry, "rpd")
     return Model(
         id=_field(entry, "id", str),
         display_name=_field(entry, "name", str),
         family=_field(entry, "family", str, ""),
         free=_field(entry, "free", bool, False),
         requests_per_minute=rpm,
+        free_requests_per_day=rpd,
         accepts_temperature=_field(entry, "temperature", bool, provider_temperature),
     )
 

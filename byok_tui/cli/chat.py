@@ -186,7 +186,7 @@ def keep_the_ledger(client: ProviderClient, store: Store) -> None:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from byok_tui.budgets import standings
+    from byok_tui.budgets import free_quota, standings
     from byok_tui.conversation import title_for
     from byok_tui.records import BotConfig
     from byok_tui.services import default_bot, open_store, remember_every_key
@@ -228,6 +228,9 @@ def _ask(args: argparse.Namespace) -> int:
         for standing in standings(store, provider.id):
             if standing.near or (standing.reached and args.over_budget):
                 print(f"byok-tui: budget: {standing.describe()}", file=sys.stderr)
+        quota = free_quota(store, provider.id, config.model)
+        if quota is not None and (quota.near or (quota.reached and args.over_budget)):
+            print(f"byok-tui: free tier: {quota.describe()}", file=sys.stderr)
     conversation = store.create_conversation(bot.id, title_for(prompt))
     try:
         return asyncio.run(_stream(services, store, bot, conversation, prompt, config, args))

@@ -27,7 +27,7 @@ from byok_tui.providers.errors import (
     classify_http_error,
     protocol_error,
 )
-from byok_tui.providers.limits import RateLimits, rate_limits
+from byok_tui.providers.limits import RateLimits, rate_limits, stated_in_error
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.types import (
     ChatRequest,
@@ -239,8 +239,18 @@ class ProviderClient:
             except ByokError as error:  # a log entry that could not be kept never fails the call
                 log.warning("request not recorded: %s", error.one_line())
 
-    def _note_limits(self, provider: Provider, key_source: str, headers: Mapping[str, str]) -> None:
+    def _note_limits(
+        self,
+        provider: Provider,
+        key_source: str,
+        headers: Mapping[str, str],
+        error: BaseException | None = None,
+    ) -> None:
+        """The rate limits a response stated: its headers, and a wait or a spent daily quota
+        stated only in an error's body (Gemini's RetryInfo: Gemini sends no such headers)."""
         found = rate_limits(headers)
+        if isinstance(error, ProviderError):
+            found = stated_in_error(found, error.retry_after, error.daily_limit)
         if found is not None and self.on_limits is not None:
             try:
                 self.on_limits(provider.id, key_source, found)
@@ -372,13 +382,14 @@ class _OpenResponse:
             self._report(error)
             raise
         self._status = response.status_code
-        self._client._note_limits(provider, self._key_source, response.headers)
         try:
             await self._check(response)
         except BaseException as error:
+            self._client._note_limits(provider, self._key_source, response.headers, error)
             self._report(error)
             await self._context.__aexit__(None, None, None)
             raise
+        self._client._note_limits(provider, self._key_source, response.headers)
         return response
 
     async def _check(self, response: httpx.Response) -> None:

@@ -68,6 +68,8 @@ class RateLimits:
         older than STALE_AFTER say nothing any more."""
         if age > STALE_AFTER:
             return None
+        if self.get(DAILY_LIMIT):
+            return "daily limit"
         retry = _number(self.get("retry-after"))
         if retry is not None and retry - age > 0:
             return f"wait {math.ceil(retry - age)} s"
@@ -88,6 +90,8 @@ class RateLimits:
         retry = self.get("retry-after")
         if retry:
             parts.append(f"retry after {retry} s")
+        if self.get(DAILY_LIMIT):
+            parts.append("daily limit reached")
         return " · ".join(parts) or "no figures"
 
 
@@ -103,6 +107,21 @@ def age_in_words(seconds: float) -> str:
 
 
 STALE_AFTER = 600.0  # seconds
+# Not a header: kept beside them when an error's body said the day's quota is spent.
+DAILY_LIMIT = "daily-limit"
+
+
+def stated_in_error(
+    found: RateLimits | None, retry_after: float | None, daily_limit: bool
+) -> RateLimits | None:
+    """`found` with what an error's body stated (a wait, a spent daily quota) where the
+    headers did not say it: Gemini's RetryInfo, or "try again in 3.5s" in a message."""
+    headers = dict(found.headers) if found is not None else {}
+    if retry_after is not None and "retry-after" not in headers:
+        headers["retry-after"] = str(math.ceil(retry_after))
+    if daily_limit:
+        headers[DAILY_LIMIT] = "reached"
+    return RateLimits(tuple(sorted(headers.items()))) if headers else None
 
 
 def _number(value: str | None) -> float | None:

@@ -444,11 +444,12 @@ class ChatScreen(Screen[None]):
         if self.state is None:
             return
         key = self.data.key_in_use(self.state.bot.id)
+        config = self.state.bot.config
         # A message, not call_from_thread: it is handled in order with the screen's own
         # teardown, so a line found while the app closes never meets half-removed widgets.
         self.post_message(KeyInUseFound(key))
         self.post_message(
-            SpendRead(self.data.spend(self.state.bot.config.provider), self.data.limit_notes())
+            SpendRead(self.data.spend(config.provider, config.model), self.data.limit_notes())
         )
 
     def on_spend_read(self, message: SpendRead) -> None:

@@ -374,7 +374,7 @@ class ChatColumn(Vertical):
             if send_anyway and not self.busy and self._conversation is not None:
                 self._start_send(None, over_budget=True)
 
-        question = f"{reached}. Send this message anyway, going over the budget this once?"
+        question = f"{reached}. Send this message anyway, this once?"
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def on_reply_ended(self, message: ReplyEnded) -> None:

@@ -181,14 +181,11 @@ class Ledger:
         return [dict(row) for row in rows]
 
     def chat_requests_since(self, provider: str, model: str, since: float) -> int:
-        """How many chat requests went to `model` of `provider` since `since`."""
-        row = (
-            self._store.connection()
-            .execute(
-                "SELECT COUNT(*) FROM requests WHERE started >= ? AND provider = ? AND model = ?"
-                " AND purpose = 'chat'",
-                (since, provider, model),
-            )
-            .fetchone()
+        """How many chat requests `model` of `provider` answered since `since` (one refused
+        with an error status spent no quota)."""
+        query = (
+            "SELECT COUNT(*) FROM requests WHERE started >= ? AND provider = ? AND model = ?"
+            " AND purpose = 'chat' AND status BETWEEN 200 AND 299"
         )
+        row = self._store.connection().execute(query, (since, provider, model)).fetchone()
         return int(row[0])
