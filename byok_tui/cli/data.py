@@ -125,7 +125,8 @@ def _import(args: argparse.Namespace) -> int:
     summary = import_all(store, raw)
     print(
         f"Imported {summary.bots_added} bots, {summary.conversations_added} conversations, "
-        f"{summary.messages_added} messages (no keys are ever imported)."
+        f"{summary.messages_added} messages, {summary.requests_added} logged requests "
+        "(no keys are ever imported)."
     )
     if summary.dropped_fields:
         print(f"byok-tui: ignored fields: {', '.join(summary.dropped_fields)}", file=sys.stderr)

@@ -6,6 +6,7 @@ four characters, never a body or a query string.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 import uuid
 from typing import TYPE_CHECKING, Any, Literal
@@ -47,6 +48,20 @@ REQUEST_COLUMNS = (
     "output_tokens",
     "cost_usd",
 )
+
+
+def insert_requests(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
+    """Rows of the request log, inside the caller's transaction; one whose uuid is already
+    here is skipped. How many were added."""
+    names = ", ".join(REQUEST_COLUMNS)
+    marks = ", ".join("?" for _ in REQUEST_COLUMNS)
+    added = 0
+    for row in rows:
+        added += db.execute(
+            f"INSERT OR IGNORE INTO requests ({names}) VALUES ({marks})",  # noqa: S608
+            tuple(row.get(name) for name in REQUEST_COLUMNS),
+        ).rowcount
+    return added
 
 
 class Ledger:
@@ -159,16 +174,8 @@ class Ledger:
 
     def add_requests(self, rows: list[dict[str, Any]]) -> int:
         """Rows of the request log (recorded, or imported: one already here is skipped)."""
-        names = ", ".join(REQUEST_COLUMNS)
-        marks = ", ".join("?" for _ in REQUEST_COLUMNS)
         with self._store.transaction() as db:
-            added = 0
-            for row in rows:
-                added += db.execute(
-                    f"INSERT OR IGNORE INTO requests ({names}) VALUES ({marks})",  # noqa: S608
-                    tuple(row.get(name) for name in REQUEST_COLUMNS),
-                ).rowcount
-            return added
+            return insert_requests(db, rows)
 
     def requests(self, since: float = 0.0, limit: int | None = None) -> list[dict[str, Any]]:
         """Requests started since `since`, newest first."""

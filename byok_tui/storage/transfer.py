@@ -1,10 +1,12 @@
-"""Export All Data and import: every bot, conversation and setting, never a key.
+"""Export All Data and import: every bot, conversation, setting, budget and request logged,
+never a key.
 
-The export is one versioned JSON document with every bot, conversation, message and setting,
-and no key of any kind: no `k`, no global or environment key, and any known key value that
-found its way into a message is replaced. Import merges by uuid (a second import of the same
-file changes nothing), never reads or writes keys, and changes nothing at all unless the
-whole file is valid.
+The export is one versioned JSON document with every bot, conversation, message (with what
+each reply cost), setting, budget and row of the request log, and no key of any kind: no `k`,
+no global or environment key, and any known key value that found its way into a message is
+replaced (a request keeps a key's last four characters at most). Import merges by uuid (a
+second import of the same file changes nothing), never reads or writes keys, and changes
+nothing at all unless the whole file is valid.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from byok_tui.records import Budget
 from byok_tui.redaction import redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
+from byok_tui.storage.ledger import insert_requests
 from byok_tui.storage.store import Store, insert_bot
 
 EXPORT_FORMAT = "byok-tui-export"
@@ -94,6 +98,10 @@ def export_all(store: Store, known_keys: Iterable[str]) -> bytes:
         "bots": [{"uuid": b.uuid, **bot_fields(b.config)} for b in bots],
         "conversations": conversations,
         "settings": store.settings(),
+        # What replies cost is in their messages; these hold no key (a key's last four
+        # characters at most) and are merged on import.
+        "budgets": [asdict(budget) for budget in store.ledger.budgets()],
+        "requests": store.ledger.requests(),
     }
     return json.dumps(_scrub(document), ensure_ascii=False, indent=1).encode("utf-8")
 
@@ -104,6 +112,7 @@ class ImportSummary:
     conversations_added: int
     messages_added: int
     dropped_fields: tuple[str, ...]
+    requests_added: int = 0
 
 
 def _require(condition: bool, problem: str) -> None:
@@ -174,6 +183,64 @@ def _check_message(raw: Any) -> dict[str, Any]:
     return message
 
 
+def _text(value: Any, what: str, most: int, *, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    _require(isinstance(value, str) and len(value) <= 10_000, f"{what} is invalid")
+    return clean_line(redact_keys(str(value)))[:most]
+
+
+def _check_request(raw: Any) -> dict[str, Any]:
+    """One row of an imported request log, held to what byok-tui itself records."""
+    _require(isinstance(raw, dict), "a request must be an object")
+    status, last4, duration = raw.get("status"), raw.get("key_last4"), raw.get("duration_ms")
+    _require(
+        status is None or (isinstance(status, int) and 100 <= status <= 599),
+        "a request status is invalid",
+    )
+    _require(
+        last4 is None or (isinstance(last4, str) and len(last4) == 4 and last4.isalnum()),
+        "a request's key_last4 is invalid",
+    )
+    _require(
+        isinstance(duration, int) and not isinstance(duration, bool) and 0 <= duration <= 10**9,
+        "a request duration is invalid",
+    )
+    checked: dict[str, Any] = {
+        "uuid": _uuid(raw.get("uuid")),
+        "started": _number(raw.get("started"), "a request time"),
+        "status": status,
+        "key_last4": last4,
+        "duration_ms": duration,
+        "input_tokens": _count(raw.get("input_tokens"), "request input_tokens"),
+        "output_tokens": _count(raw.get("output_tokens"), "request output_tokens"),
+        "cost_usd": _cost(raw.get("cost_usd")),
+        "model": _text(raw.get("model"), "a request model", 200, optional=True),
+    }
+    for name, most in _REQUEST_TEXT.items():
+        checked[name] = _text(raw.get(name), f"a request {name}", most)
+    return checked
+
+
+_REQUEST_TEXT = {
+    "provider": 64,
+    "purpose": 32,
+    "method": 16,
+    "host": 255,
+    "path": 512,
+    "key_source": 32,
+    "outcome": 32,
+}
+
+
+def _check_budget(raw: Any) -> Budget:
+    _require(isinstance(raw, dict), "a budget must be an object")
+    scope, amount, per = raw.get("scope"), raw.get("amount_usd"), raw.get("per")
+    _require(isinstance(scope, str) and 0 < len(scope) <= 64, "a budget scope is invalid")
+    _require(per in ("day", "month"), "a budget period is not day/month")
+    return Budget(clean_line(str(scope)), _cost(amount) or 0.0, "day" if per == "day" else "month")
+
+
 def _parse(raw: bytes) -> dict[str, Any]:
     try:
         document = json.loads(raw.decode("utf-8"))
@@ -192,6 +259,8 @@ def _parse(raw: bytes) -> dict[str, Any]:
     _require(isinstance(document.get("bots"), list), "bots must be a list")
     _require(isinstance(document.get("conversations"), list), "conversations must be a list")
     _require(isinstance(document.get("settings", {}), dict), "settings must be an object")
+    _require(isinstance(document.get("requests", []), list), "requests must be a list")
+    _require(isinstance(document.get("budgets", []), list), "budgets must be a list")
     return document
 
 
@@ -224,6 +293,8 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
                 [_check_message(m) for m in messages],
             )
         )
+    requests = [_check_request(row) for row in document.get("requests", [])]
+    budgets = [_check_budget(row) for row in document.get("budgets", [])]
     settings = document.get("settings", {})
     _require(
         isinstance(settings, dict)
@@ -277,7 +348,17 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
                 "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",
                 (clean_line(name), strip_terminal_controls(value)),
             )
-    return ImportSummary(added[0], added[1], added[2], tuple(sorted(dropped)))
+        for budget in budgets:  # a budget set here already is kept as it is
+            db.execute(
+                "INSERT INTO budgets (scope, amount_usd, per) VALUES (?, ?, ?)"
+                " ON CONFLICT(scope) DO NOTHING",
+                (budget.scope, budget.amount_usd, budget.per),
+            )
+        # Exported newest first: added oldest first, so that the log reads as it did.
+        requests_added = insert_requests(db, requests[::-1])
+    return ImportSummary(
+        added[0], added[1], added[2], tuple(sorted(dropped)), requests_added=requests_added
+    )
 
 
 def free_bot_name(store: Store, name: str) -> str:

@@ -6,12 +6,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable, Sparkline, Static
 
-from byok_tui.providers.types import RequestRecord, Usage
 from byok_tui.screens.spend import RequestsScreen, UsageScreen
 from byok_tui.services import open_services, open_store
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import make_app, settle, wait_for
-from tests.support.spend import noon_days_ago, some_spend
+from tests.support.spend import a_chat_request, noon_days_ago, some_spend
 
 
 async def test_the_usage_screen_charts_each_providers_spend_per_day_and_totals_per_model() -> None:
@@ -43,22 +42,9 @@ async def test_the_usage_screen_charts_each_providers_spend_per_day_and_totals_p
 
 async def test_the_requests_screen_lists_the_log_newest_first_without_any_key() -> None:
     ledger = open_store(open_services()).ledger
-    base = RequestRecord(
-        started=noon_days_ago(1),
-        provider="openai",
-        purpose="chat",
-        method="POST",
-        host="api.openai.com",
-        path="/v1/chat/completions",
-        key_source="global",
-        key_last4=FAKE_KEYS["openai"][-4:],
-        model="gpt-5.5",
-        status=200,
-        duration_s=1.5,
-        usage=Usage(1204, 388),
-    )
+    base = a_chat_request(key_last4=FAKE_KEYS["openai"][-4:])
     ledger.record_request(base, 0.0031)
-    hostile = RequestRecord(
+    hostile = a_chat_request(
         started=noon_days_ago(0),
         provider="openrouter",
         purpose="models",
@@ -67,8 +53,11 @@ async def test_the_requests_screen_lists_the_log_newest_first_without_any_key() 
         path=f"/v1/models/{FAKE_KEYS['openai']}",
         key_source="environment",
         key_last4=None,
+        model=None,
         status=None,
         outcome="network",
+        duration_s=0.0,
+        usage=None,
     )
     ledger.record_request(hostile, None)
     app = make_app()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -16,6 +17,7 @@ from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import EXPORT_VERSION, ExportFormatError, export_all, import_all
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
+from tests.support.spend import a_chat_request
 
 ODD_GLOBAL = "odd-global-key-no-shape-1"
 
@@ -227,3 +229,76 @@ def test_a_cost_that_is_not_a_cost_changes_nothing(tmp_path, cost: object) -> No
     with pytest.raises(ExportFormatError, match="cost"):
         import_all(target, json.dumps(document).encode())
     assert target.bots() == []
+
+
+def a_logged_request(store: Store, **changes: object) -> None:
+    record = a_chat_request(
+        started=1_790_000_000.0,
+        provider="groq",
+        host="api.groq.com",
+        path="/openai/v1/chat/completions",
+        key_last4=FAKE_KEYS["groq"][-4:],
+        model="llama-3.3-70b-versatile",
+    )
+    store.ledger.record_request(replace(record, **changes), 0.0002)  # type: ignore[arg-type]
+
+
+def test_the_request_log_and_budgets_survive_export_and_import_merged_by_uuid(tmp_path) -> None:
+    from byok_tui.records import Budget
+
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    a_logged_request(source)
+    a_logged_request(source, purpose="models", status=401, outcome="auth", model=None)
+    source.ledger.set_budget(Budget("groq", 0.5, "day"))
+    exported = export_all(source, all_secrets())
+    for secret in all_secrets():
+        assert secret not in exported.decode()
+
+    target = Store(tmp_path / "target.sqlite3")
+    target.ledger.set_budget(Budget("groq", 2.0, "month"))  # the target's own is kept
+    assert import_all(target, exported).requests_added == 2
+    assert import_all(target, exported).requests_added == 0  # merged by uuid
+    assert target.ledger.requests() == source.ledger.requests()
+    assert target.ledger.budgets() == [Budget("groq", 2.0, "month")]
+    fresh = Store(tmp_path / "fresh.sqlite3")
+    import_all(fresh, exported)
+    assert fresh.ledger.budgets() == [Budget("groq", 0.5, "day")]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("status", 9000, "status"),
+        ("key_last4", FAKE_KEYS["groq"], "key_last4"),
+        ("duration_ms", -1, "duration"),
+        ("cost_usd", float("inf"), "cost"),
+        ("host", 7, "host"),
+    ],
+)
+def test_a_request_row_that_byok_tui_would_not_record_changes_nothing(
+    tmp_path, field: str, value: object, words: str
+) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    a_logged_request(source)
+    document = json.loads(export_all(source, []))
+    document["requests"][0][field] = value
+    target = Store(tmp_path / "target.sqlite3")
+    with pytest.raises(ExportFormatError, match=words):
+        import_all(target, json.dumps(document).encode())
+    assert target.bots() == [] and target.ledger.requests() == []
+
+
+def test_an_imported_request_is_cleaned_and_carries_no_key(tmp_path) -> None:
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    a_logged_request(source)
+    document = json.loads(export_all(source, []))
+    document["requests"][0]["path"] = f"/v1/x\x1b[2J?key={FAKE_KEYS['google']}"
+    document["requests"][0]["host"] = "[bold]evil\nhost"
+    target = Store(tmp_path / "target.sqlite3")
+    import_all(target, json.dumps(document).encode())
+    (row,) = target.ledger.requests()
+    assert FAKE_KEYS["google"] not in row["path"] and "\x1b" not in row["path"]
+    assert row["host"] == "[bold]evil host"  # one line; shown as text, never as markup

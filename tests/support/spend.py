@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime
 import time
+from dataclasses import replace
+from typing import Any
 
 from byok_tui.pricing import Cost
-from byok_tui.providers.types import Usage
+from byok_tui.providers.types import RequestRecord, Usage
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 
@@ -47,3 +49,22 @@ def some_spend() -> None:
     a_reply(store, "openai", "gpt-5.5", None, days_ago=2)  # price unknown: counts for nothing
     a_reply(store, "anthropic", "claude-haiku-5-5", 0.125, days_ago=29)
     a_reply(store, "groq", "llama-3.3-70b-versatile", 0.0, days_ago=40)  # out of the 30 days
+
+
+def a_chat_request(**changes: Any) -> RequestRecord:
+    """A chat request to OpenAI as the client records one, with `changes`."""
+    record = RequestRecord(
+        started=noon_days_ago(1),
+        provider="openai",
+        purpose="chat",
+        method="POST",
+        host="api.openai.com",
+        path="/v1/chat/completions",
+        key_source="global",
+        key_last4="x9Qa",
+        model="gpt-5.5",
+        status=200,
+        duration_s=1.5,
+        usage=Usage(1204, 388),
+    )
+    return replace(record, **changes)
