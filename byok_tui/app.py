@@ -216,7 +216,7 @@ class ByokApp(App[None]):
 
     @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:
-        """Export All Data: bots, conversations and settings, never a key."""
+        """Export All Data: bots, conversations, settings, budgets and the request log; no key."""
         import os
         import time
 

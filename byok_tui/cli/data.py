@@ -29,7 +29,8 @@ def add_parsers(commands: Any) -> None:
 
     export = commands.add_parser(
         "export",
-        help="Export All Data: bots, conversations and settings as JSON, never any key",
+        help="Export All Data: bots, conversations, settings, budgets and the request log "
+        "as JSON, never any key",
         description="Write every bot, conversation, message and setting as one JSON document. "
         "No key of any kind is included: not per-bot keys, not stored keys, not environment "
         "keys. Without FILE the JSON goes to standard output.",
