@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -123,11 +124,31 @@ class ReplyRecorder:
 
     def finish(
         self, status: MessageStatus, error_kind: str | None = None, error_message: str | None = None
-    ) -> ReplyPriced:
-        """The reply was cut or stopped: save all of it with its cost, at once (token counts
-        come last, so there are seldom any to price by then)."""
-        cost = cost_of(*self._priced_as, self.usage)
-        return self._priced(cost, status, error_kind, error_message)
+    ) -> None:
+        """The reply was cut or stopped: all of it is saved at once. Its cost, when there are
+        token counts to price (Anthropic states input tokens first), is worked out in a thread
+        of its own and saved after: loading the price data the first time takes ~0.3 s that
+        the event loop must not wait for, and a cancelled task cannot await anything."""
+        if self.usage is None or not get_provider(self._priced_as[0]).needs_key:
+            # Nothing to look up (no counts: not known; the local runtime: $0): at once.
+            cost = cost_of(*self._priced_as, self.usage)
+            self.flush(status, error_kind, error_message, cost=cost)
+            return
+        self.flush(status, error_kind, error_message)
+        priced_as, usage, store, message_id = (
+            self._priced_as,
+            self.usage,
+            self._store,
+            self._message_id,
+        )
+
+        def price() -> None:
+            try:
+                store.save_cost(message_id, cost_of(*priced_as, usage))
+            except ByokError as error:  # the reply is saved; only its cost is missing
+                log.warning("the cost of a cut reply was not saved: %s", error.one_line())
+
+        threading.Thread(target=price, name="price-cut-reply", daemon=True).start()
 
     async def finish_in_thread(self, status: MessageStatus) -> ReplyPriced:
         """`finish`, with the price worked out in a thread: loading the price data the first
@@ -136,16 +157,6 @@ class ReplyRecorder:
         self.flush(status)
         cost = await asyncio.to_thread(cost_of, *self._priced_as, self.usage)
         self._store.save_cost(self._message_id, cost)
-        return ReplyPriced(self.usage, cost)
-
-    def _priced(
-        self,
-        cost: Cost,
-        status: MessageStatus,
-        error_kind: str | None = None,
-        error_message: str | None = None,
-    ) -> ReplyPriced:
-        self.flush(status, error_kind, error_message, cost=cost)
         return ReplyPriced(self.usage, cost)
 
 

@@ -3,6 +3,8 @@ the Requests screen (the request log): reached by a key and the palette, reading
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.widgets import DataTable, Sparkline, Static
 
@@ -10,7 +12,7 @@ from byok_tui.screens.spend import RequestsScreen, UsageScreen
 from byok_tui.services import open_services, open_store
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import make_app, settle, wait_for
-from tests.support.spend import a_chat_request, noon_days_ago, some_spend
+from tests.support.spend import a_chat_request, some_spend
 
 
 async def test_the_usage_screen_charts_each_providers_spend_per_day_and_totals_per_model() -> None:
@@ -45,7 +47,7 @@ async def test_the_requests_screen_lists_the_log_newest_first_without_any_key() 
     base = a_chat_request(key_last4=FAKE_KEYS["openai"][-4:])
     ledger.record_request(base, 0.0031)
     hostile = a_chat_request(
-        started=noon_days_ago(0),
+        started=time.time() - 60,  # before the probe at start-up, whatever the time of day
         provider="openrouter",
         purpose="models",
         method="GET",

@@ -3,12 +3,14 @@ priced once when it ends and stored: reopened later, it shows the same."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
+from typing import Any
 
 from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
-from byok_tui.pricing import cost_of, format_usd
+from byok_tui.pricing import Cost, cost_of, format_usd
 from byok_tui.providers.types import Usage
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.transcript import ReplyView
@@ -70,3 +72,43 @@ async def test_a_reply_whose_price_is_not_known_says_so_never_zero(
         await wait_for(pilot, lambda: any("price unknown" in meta for meta in meta_lines(app)))
         assert "$0" not in meta_lines(app)[0]
         assert "this chat" not in app.sub_title
+
+
+async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop(
+    server: ProviderServer, monkeypatch: Any
+) -> None:
+    """Loading the price data the first time takes ~0.3 s: a stop (Esc, or SIGTERM for ask)
+    just after the token counts came must not freeze the screen for it."""
+    import threading
+
+    import byok_tui.conversation
+    from byok_tui.conversation import ConversationService
+    from tests.support.provider_client import client_for
+
+    priced_on: list[bool] = []
+
+    def watched_cost_of(provider: str, model: str, usage: Usage | None) -> Cost:
+        priced_on.append(threading.current_thread() is threading.main_thread())
+        return cost_of(provider, model, usage)
+
+    monkeypatch.setattr(byok_tui.conversation, "cost_of", watched_cost_of)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "stopped")
+    server.reply_with(openai_reply("Partly", usage={"prompt_tokens": 900, "completion_tokens": 0}))
+    client = client_for("openai", server, open_key_store(app_paths()), key=KEY)
+    async with client:
+        sending = ConversationService(store, client).send(bot, conversation, "go")
+        async for event in sending:
+            if isinstance(event, Usage):
+                break  # the counts came; the end of the stream has not been read yet
+        await sending.aclose()  # as Esc does
+    (reply,) = [m for m in store.messages(conversation.id) if m.role == "assistant"]
+    assert reply.content == "Partly" and reply.status == "partial"  # saved at once
+    assert priced_on == [False], "priced in a thread, never on the event loop's"
+    for _ in range(100):
+        reply = store.message(reply.id)
+        if reply.cost_usd is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert reply.cost_usd == cost_of("openai", "gpt-5.5", Usage(900, 0)).usd
