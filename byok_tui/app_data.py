@@ -230,7 +230,7 @@ class AppData:
         self._settled()
         found: dict[str, list[str]] = {}
         for provider, source, seen, headers in self._context.db.ledger.rate_limits():
-            said = RateLimits(tuple(sorted(headers.items()))).describe()
+            said = RateLimits.stored(headers).describe()
             age = age_in_words(time.time() - seen)
             found.setdefault(provider, []).append(f"{source}: {said} (as of {age})")
         return found

@@ -43,7 +43,7 @@ def limit_notes(context: AppContext, now: float | None = None) -> dict[str, str]
     notes: dict[str, str | None] = {}
     stated = sorted(context.db.ledger.rate_limits(), key=lambda row: row[2])
     for provider, _source, seen, headers in stated:
-        notes[provider] = RateLimits(tuple(sorted(headers.items()))).compact(now - seen)
+        notes[provider] = RateLimits.stored(headers).compact(now - seen)
     return {provider: note for provider, note in notes.items() if note}
 
 

@@ -5,10 +5,14 @@ provider says is left on a key, asked for now."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from byok_tui.cli.chat import provider_argument
 from byok_tui.cli.spend import since_argument
+
+if TYPE_CHECKING:
+    from byok_tui.registry import Provider
+    from byok_tui.services import Services
 
 REQUESTS_EPILOG = """\
 Every request is recorded as it ends: chats, model lists, key tests, balance checks and the
@@ -95,7 +99,7 @@ def _balance(args: argparse.Namespace) -> int:
     return asyncio.run(_ask_balances(services, chosen, as_json=args.json))
 
 
-async def _ask_balances(services: Any, chosen: list[Any], *, as_json: bool) -> int:
+async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: bool) -> int:
     import json
     import sys
     import time

@@ -117,7 +117,7 @@ def _limits(args: argparse.Namespace) -> int:
         print("No rate limits seen yet: they come with the providers' answers.")
         return 0
     for provider, key, seen, headers in rows:
-        said = RateLimits(tuple(sorted(headers.items()))).describe()
+        said = RateLimits.stored(headers).describe()
         print(f"{provider:<12} {key:<14} {said}  (as of {age_in_words(time.time() - seen)})")
     return 0
 

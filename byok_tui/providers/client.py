@@ -230,7 +230,7 @@ class ProviderClient:
             key_last4=last_four(key),
             model=model,
         )
-        return _OpenResponse(self, provider, call, key_source, record, on_sent)
+        return _OpenResponse(self, provider, call, record, on_sent)
 
     def _report(self, record: RequestRecord) -> None:
         if self.on_request is not None:
@@ -310,14 +310,12 @@ class _OpenResponse:
         client: ProviderClient,
         provider: Provider,
         call: HttpCall,
-        key_source: str,
         record: RequestRecord,
         on_sent: Callable[[], None] | None = None,
     ) -> None:
         self._client = client
         self._provider = provider
         self._call = call
-        self._key_source = key_source
         self._record = record
         self._on_sent = on_sent
         self._context: Any = None
@@ -385,11 +383,11 @@ class _OpenResponse:
         try:
             await self._check(response)
         except BaseException as error:
-            self._client._note_limits(provider, self._key_source, response.headers, error)
+            self._client._note_limits(provider, self._record.key_source, response.headers, error)
             self._report(error)
             await self._context.__aexit__(None, None, None)
             raise
-        self._client._note_limits(provider, self._key_source, response.headers)
+        self._client._note_limits(provider, self._record.key_source, response.headers)
         return response
 
     async def _check(self, response: httpx.Response) -> None:

@@ -28,6 +28,11 @@ class RateLimits:
 
     headers: tuple[tuple[str, str], ...]
 
+    @classmethod
+    def stored(cls, headers: Mapping[str, str]) -> RateLimits:
+        """As kept in the database (a name-to-value map)."""
+        return cls(tuple(sorted(headers.items())))
+
     def get(self, *names: str) -> str | None:
         found = dict(self.headers)
         return next((found[name] for name in names if name in found), None)
