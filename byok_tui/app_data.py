@@ -37,6 +37,7 @@ from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
     from byok_tui.conversation import ReplyPriced, ReplyStarted
+    from byok_tui.key_failover import KeyFailedOver
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.balance import Balance
     from byok_tui.providers.types import ListedModel, StreamEvent
@@ -288,7 +289,7 @@ class AppData:
         *,
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced, None]:
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
         bot read by `bot()`, which waited for the writes before it."""
         return self._context.conversations.send(

@@ -30,6 +30,23 @@ class Config:
             raise ConfigError(f"{self.path}: providers.{provider_id}.{name} must be a string")
         return value
 
+    def _keys_number(self, name: str, default: float) -> float:
+        section = self.data.get("keys", {})
+        value = section.get(name, default) if isinstance(section, dict) else default
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigError(f"{self.path}: keys.{name} must be a number, 0 or more")
+        return float(value)
+
+    def key_command_cache_seconds(self) -> float:
+        """How long a key printed by a command is held in memory (`[keys]
+        command_cache_minutes`, default 10; 0: the command runs for every request)."""
+        return self._keys_number("command_cache_minutes", 10) * 60
+
+    def key_reminder_days(self) -> float:
+        """After how many days `keys list` and Settings suggest rotating a key (`[keys]
+        remind_after_days`; 0, the default: never)."""
+        return self._keys_number("remind_after_days", 0)
+
 
 def load_config(path: Path) -> Config:
     try:

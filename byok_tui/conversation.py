@@ -17,7 +17,17 @@ from dataclasses import dataclass
 
 from byok_tui.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.key_failover import (
+    KeyFailedOver,
+    KeyOrder,
+    fails_over,
+    key_words,
+    last_answering_key,
+    what_went_wrong,
+)
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
+from byok_tui.keys.command import KeyCommandError
+from byok_tui.keys.resolve import BotKeyChoice, NoSuchLabelError
 from byok_tui.pricing import Cost, cost_of
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
@@ -25,6 +35,7 @@ from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
     Done,
+    RateLimitWait,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
@@ -32,7 +43,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact_keys
-from byok_tui.registry import get_provider
+from byok_tui.registry import Provider, get_provider
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
@@ -187,7 +198,8 @@ class ConversationService:
         config: BotConfig | None = None,
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced, None]:
+        key_label: str | None = None,
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
 
         `on_sent` is called once the request is on the wire.
@@ -195,14 +207,23 @@ class ConversationService:
         `config` overrides the bot's configuration for this message only; the per-bot key is
         used only while the provider is the bot's own (a key for one provider is never sent
         to another). A budget used up refuses the send before any request, unless
-        `over_budget` (the user chose to go over it this once).
+        `over_budget` (the user chose to go over it this once). `key_label`: a labelled key
+        of the provider to send with (`ask --key`), over the bot's own choice.
+
+        With failover on for the provider, a key refused (401, 402, 429) before any text
+        came is replaced by the next usable one (KeyFailedOver says so).
         """
         store = self._store
         config = config or bot.config
         provider = get_provider(config.provider)
         if text is not None:
             store.add_message(conversation.id, "user", text)
-        bot_key = store.bot_key(bot.id) if config.provider == bot.config.provider else None
+        own = config.provider == bot.config.provider
+        bot_choice = (
+            BotKeyChoice(store.bot_key(bot.id), bot.key_command, bot.key_label)
+            if own
+            else BotKeyChoice()
+        )
 
         def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
             return store.add_message(
@@ -219,12 +240,14 @@ class ConversationService:
             check_settings(provider, config.temperature, config.max_tokens)
             if provider.needs_key and not over_budget:  # the local runtime costs nothing
                 check_budgets(store, provider.id, config.model)
-            key = self._client.resolve(provider, bot_key=bot_key)
+            key = await self._client.key_for(provider, bot=bot_choice, label=key_label)
         except (
             SettingOutOfRangeError,
             BudgetReachedError,
             FreeQuotaReachedError,
             NoApiKeyError,
+            NoSuchLabelError,
+            KeyCommandError,
             UnusableKeyError,
         ) as error:
             # Nothing can be sent: say why, under the message (which is kept).
@@ -238,10 +261,16 @@ class ConversationService:
                 error_message=error.one_line(),
             )
             raise
-        reply = new_reply("partial", key.source.value)
+        messages = store.messages(conversation.id)
+        order = self._key_order(provider, key, messages)
+        if order is not None:
+            key = await self._next_usable(order, list(order.keys)) or key
+        reply = new_reply("partial", key.source_text)
         yield ReplyStarted(reply, key)
+        if order is not None and order.notices:
+            yield KeyFailedOver("; ".join(order.notices), key)
         recorder = ReplyRecorder(store, reply)
-        history = history_for(store.messages(conversation.id))
+        history = history_for(messages)
         if text is not None and history:
             # Stored with any key scrubbed; sent as typed (the user confirmed a key in it).
             history = (*history[:-1], ChatMessage("user", text))
@@ -256,9 +285,10 @@ class ConversationService:
         # Also flush on a timer: text followed by a long silence must not wait in memory.
         flusher = asyncio.create_task(_flush_every_second(recorder))
         try:
-            async for event in self._client.stream_chat(
-                provider, request, key=key, on_sent=on_sent
-            ):
+            async for event in self._stream(provider, request, key, order, on_sent, reply.id):
+                if isinstance(event, KeyFailedOver):
+                    yield event
+                    continue
                 recorder.add(event)
                 if isinstance(event, Done):
                     finished = True
@@ -277,6 +307,73 @@ class ConversationService:
             raise
         flusher.cancel()
         yield await recorder.finish_in_thread("complete" if finished else "partial")
+
+    def _key_order(
+        self, provider: Provider, key: ResolvedKey, messages: list[Message]
+    ) -> KeyOrder | None:
+        """The keys this send may fail over to; None while the provider's failover is off."""
+        if not provider.needs_key or not self._client.failover_on(provider):
+            return None
+        return KeyOrder(
+            provider,
+            key,
+            self._client.keys_of(provider),
+            self._store.key_health.of_provider(provider.id),
+            stay_on=last_answering_key(messages),
+        )
+
+    async def _next_usable(
+        self, order: KeyOrder, remaining: list[ResolvedKey]
+    ) -> ResolvedKey | None:
+        """The first of `remaining` (taken from it) whose answers allow sending it, its
+        command run; None when none is left."""
+        while remaining:
+            candidate = remaining.pop(0)
+            try:
+                candidate = await self._client.key_for(order.provider, key=candidate)
+            except ByokError as error:  # its command failed: say so, try the next
+                order.notices.append(f"{order.provider.id} {key_words(candidate)}: {error.message}")
+                continue
+            if order.usable(candidate):
+                return candidate
+        return None
+
+    async def _stream(
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        key: ResolvedKey,
+        order: KeyOrder | None,
+        on_sent: Callable[[], None] | None,
+        reply_id: int,
+    ) -> AsyncGenerator[StreamEvent | KeyFailedOver, None]:
+        """The reply's events; with failover on, a refusal before any text sends the request
+        again with the next usable key, once per key."""
+        remaining = [k for k in order.keys if k.source_text != key.source_text] if order else []
+        while True:
+            arrived = False
+            try:
+                async for event in self._client.stream_chat(
+                    provider, request, key=key, on_sent=on_sent
+                ):
+                    arrived = arrived or not isinstance(event, RateLimitWait)
+                    yield event
+                return
+            except ByokError as error:
+                if arrived or order is None or not fails_over(error):
+                    raise
+                failed = key
+                found = await self._next_usable(order, remaining)
+                if found is None:
+                    raise
+                key = found
+                order.notices.clear()
+                self._store.set_reply_key_source(reply_id, key.source_text)
+                yield KeyFailedOver(
+                    f"{provider.id} {key_words(failed)}: {what_went_wrong(error)}; "
+                    f"sent with {key_words(key)}",
+                    key,
+                )
 
 
 async def _flush_every_second(recorder: ReplyRecorder) -> None:

@@ -41,6 +41,10 @@ class Bot:
     config: BotConfig
     has_key: bool  # a per-bot key for the provider the bot uses now
     kept_key_for: str | None = None  # the provider a per-bot key was set under, if any
+    # Instead of a key of its own: the command that prints it, or a labelled provider key
+    # (for the provider the bot uses now; None when set under another).
+    key_command: str | None = None
+    key_label: str | None = None
 
     @property
     def name(self) -> str:
@@ -116,9 +120,35 @@ class Spend:
     free_tier: str | None = None  # what is left of the model's free requests today, in words
 
 
+@dataclass(frozen=True, slots=True)
+class KeyHealth:
+    """What the answers a key got said of it (see storage/key_health.py)."""
+
+    name: str  # default, a label, per-bot, or an environment variable
+    fingerprint: str  # a hash that tells keys apart; never the key
+    state: str  # ok, invalid, no credit, cooling, unknown
+    until: float | None  # cooling until this Unix time
+    checked: float | None  # when an answer last said something of the key
+    last_used: float
+
+    def usable(self, now: float) -> bool:
+        """Whether failover may send it: not invalid, not out of credit, not cooling."""
+        if self.state == "cooling":
+            return self.until is None or self.until <= now
+        return self.state not in ("invalid", "no credit")
+
+    def describe(self, now: float) -> str:
+        if self.state == "cooling":
+            if self.until is not None and self.until > now:
+                return f"cooling for {math.ceil(self.until - now)} s"
+            return "ok (was rate-limited)"
+        return {"invalid": "invalid (401)", "unknown": "not checked"}.get(self.state, self.state)
+
+
 class KeySource(StrEnum):
     PER_BOT = "per-bot"
     GLOBAL = "global"
+    LABELLED = "labelled"
     ENVIRONMENT = "environment"
     LOCAL_RUNTIME = "local runtime"
 

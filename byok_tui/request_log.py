@@ -30,6 +30,7 @@ def keep_request(store: Store, record: RequestRecord) -> None:
     if record.model is not None and record.usage is not None:
         cost = cost_of(record.provider, record.model, record.usage).usd
     store.ledger.record_request(record, cost)
+    store.key_health.note(record)
 
 
 def keep_what_the_client_reports(client: ProviderClient, store: Store, run: WriteRunner) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from pathlib import Path
@@ -15,12 +16,40 @@ from byok_tui.redaction import remember_secret
 log = logging.getLogger(__name__)
 
 ENTRY_PREFIX = "app-apikey-"
+# A labelled key's entry is the default entry, a colon and the label: no provider id holds a
+# colon, so `app-apikey-openai:work` can never be another provider's default entry.
+LABEL_SEPARATOR = ":"
+DEFAULT_LABEL = "default"  # what the CLI calls the key under `app-apikey-<provider id>`
+_LABEL = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 
 
-def entry_name(provider_id: str) -> str:
-    """The store entry for a provider's global key: `app-apikey-<provider id>` (the name the
-    browser version uses, so that the same names mean the same keys)."""
-    return f"{ENTRY_PREFIX}{provider_id}"
+def entry_name(provider_id: str, label: str = "") -> str:
+    """The store entry for a provider's key: `app-apikey-<provider id>` for its default key
+    (the name the browser version uses, so that the same names mean the same keys), and
+    `app-apikey-<provider id>:<label>` for a labelled one."""
+    suffix = f"{LABEL_SEPARATOR}{label}" if label and label != DEFAULT_LABEL else ""
+    return f"{ENTRY_PREFIX}{provider_id}{suffix}"
+
+
+def fingerprint(key: str) -> str:
+    """A short hash that tells one key from another in the key health table: from it the key
+    cannot be recovered, and no piece of the key is in it."""
+    import hashlib
+
+    return hashlib.sha256(f"byok-tui key fingerprint\0{key}".encode()).hexdigest()[:16]
+
+
+def check_label(raw: str) -> str:
+    """A key's label as typed, lower-cased; ByokError when it is not 1-32 letters, digits,
+    `-` or `_` starting with a letter or digit."""
+    label = raw.strip().lower()
+    if not _LABEL.fullmatch(label):
+        raise ByokError(
+            f"{raw.strip()!r} is not a key label",
+            remedy="A label is 1-32 letters, digits, '-' or '_', starting with a letter or "
+            "digit (for example: work).",
+        )
+    return label
 
 
 def mask_key(key: str) -> str:
@@ -72,6 +101,18 @@ class KeyStore(ABC):
         value = self._read(entry)
         remember_secret(value)
         return value or None
+
+    def get_text(self, entry: str) -> str | None:
+        """An entry that holds text which is not a key (the key index): not remembered as a
+        secret, since it is shown."""
+        return self._read(entry) or None
+
+    def set_text(self, entry: str, text: str) -> None:
+        """Write an entry that holds text which is not a key; "" removes it."""
+        if text:
+            self._write(entry, text)
+        else:
+            self._remove(entry)
 
     def get_many(self, entries: Iterable[str]) -> dict[str, str]:
         """The set entries among `entries` (backends may read them in one go)."""

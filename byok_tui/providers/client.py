@@ -20,6 +20,9 @@ from byok_tui import __version__
 from byok_tui.config import Config
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import KeyStore, NoApiKeyError, ResolvedKey, resolve_key
+from byok_tui.keys.base import fingerprint
+from byok_tui.keys.command import KeyCommands
+from byok_tui.keys.resolve import BotKeyChoice
 from byok_tui.providers import endpoints
 from byok_tui.providers.errors import (
     ProviderError,
@@ -86,6 +89,13 @@ class ProviderClient:
         self._environ = os.environ if environ is None else environ
         self._timeouts = timeouts or Timeouts()
         self._pacer = RequestPacer()
+        from byok_tui.child_env import child_environment
+
+        # Key commands run with no provider key in their environment.
+        self.key_commands = KeyCommands(
+            child_environment(self._environ),
+            cache_seconds=self._config.key_command_cache_seconds(),
+        )
         self._http: httpx.AsyncClient | None = None
         # Told the rate-limit headers of every response, with the provider and the key's source.
         self.on_limits: Callable[[str, str, RateLimits], None] | None = None
@@ -123,8 +133,42 @@ class ProviderClient:
         return self._timeouts.read if provider.needs_key else self._timeouts.read_local
 
     def resolve(self, provider: Provider, *, bot_key: str | None = None) -> ResolvedKey:
-        """The key the next call to `provider` would use (read now, never cached)."""
+        """The key the next call to `provider` would use (read now, never cached). A key
+        printed by a command comes back unrun (`needs_running`): see `key_for`."""
         return resolve_key(provider, self._store, bot_key=bot_key, environ=self._environ)
+
+    def failover_on(self, provider: Provider) -> bool:
+        """Whether the user turned on failover between `provider`'s keys."""
+        from byok_tui.keys.index import read_index
+
+        return read_index(self._store).failover_on(provider.id)
+
+    def keys_of(self, provider: Provider) -> list[ResolvedKey]:
+        """Every key of `provider`, in failover order, commands not run."""
+        from byok_tui.keys.resolve import keys_of
+
+        return keys_of(provider, self._store, self._environ)
+
+    async def key_for(
+        self,
+        provider: Provider,
+        *,
+        bot: BotKeyChoice | None = None,
+        label: str | None = None,
+        key: ResolvedKey | None = None,
+    ) -> ResolvedKey:
+        """The key to send to `provider` now (`key`, when one was already chosen), its
+        command run if it has one: in a thread, since a password manager may take seconds.
+        Raises NoApiKeyError, KeyCommandError... before any request."""
+        if key is None:
+            key = resolve_key(provider, self._store, bot=bot, label=label, environ=self._environ)
+        if not key.needs_running:
+            return key
+        what = f"the {provider.display_name} key"
+        value = self.key_commands.cached(key.command)
+        if value is None:
+            value = await asyncio.to_thread(self.key_commands.run, key.command, what)
+        return replace(key, value=value)
 
     async def stream_chat(
         self,
@@ -142,7 +186,7 @@ class ProviderClient:
         connection.
         """
         check_settings(provider, chat.temperature, chat.max_tokens)
-        key = key or self.resolve(provider, bot_key=bot_key)
+        key = await self.key_for(provider, bot=BotKeyChoice(key=bot_key), key=key)
         base = self.base_url(provider)
         model = provider.model(chat.model)
         wait = self._pacer.reserve(provider.id, model.id, model.requests_per_minute)
@@ -151,16 +195,8 @@ class ProviderClient:
             await asyncio.sleep(wait)
         wire = family(provider)
         call: HttpCall = wire.chat_call(provider, base, key.value, chat, model)
-        log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source.value)
-        opened = self._open(
-            provider,
-            call,
-            key.source.value,
-            purpose="chat",
-            key=key.value,
-            model=chat.model,
-            on_sent=on_sent,
-        )
+        log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source_text)
+        opened = self._open(provider, call, key, purpose="chat", model=chat.model, on_sent=on_sent)
         async with opened as response:
             async for event in self._guard(provider, wire.parse_stream(provider, response)):
                 if isinstance(event, Usage):
@@ -172,18 +208,16 @@ class ProviderClient:
     ) -> list[ListedModel]:
         """The provider's own model list. Sends the key when one is available. `purpose`: why
         it is asked for, as the request log says (models, key test, probe)."""
-        key: str | None = None
-        source = "no key" if provider.needs_key else KeySource.LOCAL_RUNTIME.value
-        if provider.needs_key:
-            try:
-                resolved = resolve_key(provider, self._store, environ=self._environ)
-                key, source = resolved.value, resolved.source.value
-            except NoApiKeyError:
-                if not provider.public_model_list:
-                    raise
+        key: ResolvedKey | None = None
+        try:
+            key = await self.key_for(provider)
+        except NoApiKeyError:
+            if not provider.public_model_list:
+                raise
         wire = family(provider)
-        call: HttpCall = wire.models_call(provider, self.base_url(provider), key)
-        async with self._open(provider, call, source, purpose=purpose, key=key) as response:
+        value = key.value if key and key.source is not KeySource.LOCAL_RUNTIME else None
+        call: HttpCall = wire.models_call(provider, self.base_url(provider), value)
+        async with self._open(provider, call, key, purpose=purpose) as response:
             body = await self._read_body(provider, response, limit=32 * 1024 * 1024)
         parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
         return parsed
@@ -198,11 +232,11 @@ class ProviderClient:
                 f"{provider.display_name} does not tell a key's balance through its API",
                 remedy=f"See {provider.console_url}; `byok-tui usage` shows what byok-tui spent.",
             )
-        key = self.resolve(provider)
+        key = await self.key_for(provider)
         headers, params = carry_key(provider, key.value)
         url = self.base_url(provider) + provider.balance_path
         call = HttpCall("GET", url, headers=headers, params=params)
-        opened = self._open(provider, call, key.source.value, purpose="balance", key=key.value)
+        opened = self._open(provider, call, key, purpose="balance")
         async with opened as response:
             body = await self._read_body(provider, response, limit=256 * 1024)
         return parse_balance(provider, load_json(provider, body), time.time())
@@ -211,14 +245,14 @@ class ProviderClient:
         self,
         provider: Provider,
         call: HttpCall,
-        key_source: str,
+        key: ResolvedKey | None,
         *,
         purpose: str,
-        key: str | None,
         model: str | None = None,
         on_sent: Callable[[], None] | None = None,
     ) -> _OpenResponse:
         split = urlsplit(call.url)  # the query (Gemini's holds the key) is never recorded
+        sent = key if key is not None and key.source is not KeySource.LOCAL_RUNTIME else None
         record = RequestRecord(
             started=time.time(),
             provider=provider.id,
@@ -226,9 +260,11 @@ class ProviderClient:
             method=call.method,
             host=split.hostname or "",
             path=split.path or "/",
-            key_source=key_source,
-            key_last4=last_four(key),
+            key_source=key.source_text if key is not None else "no key",
+            key_last4=last_four(sent.value) if sent else None,
             model=model,
+            key_name=sent.name if sent else None,
+            key_fingerprint=fingerprint(sent.value) if sent else None,
         )
         return _OpenResponse(self, provider, call, record, on_sent)
 
@@ -344,6 +380,7 @@ class _OpenResponse:
                 outcome=outcome,
                 duration_s=time.monotonic() - self._clock,
                 usage=self.usage,
+                retry_after=error.retry_after if isinstance(error, ProviderError) else None,
             )
         )
 

@@ -95,10 +95,15 @@ class RequestRecord:
     method: str
     host: str
     path: str  # without the query string (Gemini's carries the key)
-    key_source: str  # global, per-bot, environment, local runtime, no key
+    key_source: str  # global, key work, per-bot, environment, local runtime, no key
     key_last4: str | None  # the key's last four characters; None when no key went
     model: str | None = None
     status: int | None = None  # None: no answer came
     outcome: str = "ok"  # ok, stopped, or the error's kind
     duration_s: float = 0.0
     usage: Usage | None = None
+    # Which of the provider's keys went (`default`, a label...), and its fingerprint (a hash
+    # that tells keys apart, never the key): what the key's health is kept under.
+    key_name: str | None = None
+    key_fingerprint: str | None = None
+    retry_after: float | None = None  # the wait a 429 stated

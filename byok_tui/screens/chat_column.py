@@ -31,6 +31,7 @@ from textual.worker import Worker, WorkerState
 from byok_tui.app_data import AppData
 from byok_tui.conversation import ReplyPriced, ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.key_failover import KeyFailedOver
 from byok_tui.pricing import usage_line
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import (
@@ -46,6 +47,7 @@ from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
     DraftEstimated,
+    KeyNotice,
     ReplyBilled,
     ReplyDone,
     ReplyEnded,
@@ -285,8 +287,13 @@ class ChatColumn(Vertical):
                         await asyncio.sleep(0)
                     slice_started = time.perf_counter()
                 if isinstance(event, ReplyStarted):
-                    source = event.key.source.value
+                    source = event.key.source_text
                     unopened.append(reply_meta(bot.config.provider, bot.config.model, source))
+                elif isinstance(event, KeyFailedOver):
+                    # The reply is answered with another key: its line names that key.
+                    source = event.key.source_text
+                    unopened[:] = [reply_meta(bot.config.provider, bot.config.model, source)]
+                    self.post_message(KeyNotice(event.notice))
                 elif isinstance(event, ReplyPriced):
                     usage, cost = event.usage or Usage(), event.cost
                     line = usage_line(
@@ -331,6 +338,9 @@ class ChatColumn(Vertical):
     def on_reply_opened(self, message: ReplyOpened) -> None:
         self._echo()
         self._stream.show_in(self.query_one(Transcript).start_reply(message.meta))
+
+    def on_key_notice(self, message: KeyNotice) -> None:
+        self.notify(message.text, title="Key failover", timeout=8)
 
     def on_reply_billed(self, message: ReplyBilled) -> None:
         self._billed = message.cost_usd

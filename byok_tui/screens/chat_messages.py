@@ -96,3 +96,10 @@ class ReplyEnded(Message, bubble=False):
     """The reply finished, failed or was stopped: ready for the next message."""
 
     stopped: bool = False
+
+
+@dataclass
+class KeyNotice(Message, bubble=False):
+    """Failover sent the message with another key, or passed one over: what happened."""
+
+    text: str

@@ -139,6 +139,22 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX requests_by_time ON requests(started);
     """,
+    # 7: what each key's answers said of it (by a fingerprint of the key, never the key),
+    # and a bot's key command or the label of the provider key it uses instead of its own.
+    """
+    CREATE TABLE key_health (
+        provider TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        name TEXT NOT NULL,
+        state TEXT NOT NULL,
+        until REAL,
+        checked REAL,
+        last_used REAL NOT NULL,
+        PRIMARY KEY (provider, fingerprint)
+    );
+    ALTER TABLE bots ADD COLUMN key_command TEXT;
+    ALTER TABLE bots ADD COLUMN key_label TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -160,7 +160,7 @@ class Ledger:
             "method": clean_line(record.method)[:16],
             "host": clean_line(redact(record.host))[:255],
             "path": clean_line(redact(record.path))[:512],
-            "key_source": clean_line(record.key_source)[:32],
+            "key_source": clean_line(record.key_source)[:64],
             "key_last4": record.key_last4,
             "model": clean_line(redact(record.model))[:200] if record.model else None,
             "status": record.status,

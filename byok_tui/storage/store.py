@@ -23,6 +23,7 @@ from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatu
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.db import connect
+from byok_tui.storage.key_health import KeyHealthBook
 from byok_tui.storage.ledger import Ledger
 
 if TYPE_CHECKING:
@@ -112,7 +113,16 @@ def _bot(row: sqlite3.Row) -> Bot:
         max_tokens=row["max_tokens"],
     )
     kept_for = row["k_provider"] if row["k"] else None
-    return Bot(row["id"], row["uuid"], config, kept_for == config.provider, kept_for)
+    own = row["k_provider"] == config.provider  # a choice made for another provider is idle
+    return Bot(
+        row["id"],
+        row["uuid"],
+        config,
+        kept_for == config.provider,
+        kept_for,
+        key_command=row["key_command"] if own else None,
+        key_label=row["key_label"] if own else None,
+    )
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
@@ -131,6 +141,7 @@ class Store:
         self._local = threading.local()
         self.notices: list[str] = []  # what the user should be told (permissions tightened)
         self.ledger = Ledger(self)  # spend, budgets, rate limits and the request log
+        self.key_health = KeyHealthBook(self)  # what each key's answers said of it
         self.connection()  # open (and migrate) now, so a bad file is reported at once
 
     def connection(self) -> sqlite3.Connection:
@@ -227,16 +238,45 @@ class Store:
 
     def set_bot_key(self, bot_id: int, raw_key: str | None) -> bool:
         """Set the per-bot key (trimmed and checked like a global key: KeyCharacterError, and
-        nothing saved, if it holds a character no key has); empty or None clears it."""
+        nothing saved, if it holds a character no key has); empty or None clears it. A key
+        set replaces the bot's key command or label: a bot has one key of its own."""
         key = check_key(raw_key or "") or None
         remember_secret(key)
+        if key is None:
+            with self.transaction() as db:
+                db.execute(
+                    "UPDATE bots SET k = NULL, updated = ? WHERE id = ?", (time.time(), bot_id)
+                )
+            return False
+        self._set_bot_key_choice(bot_id, key=key)
+        return True
+
+    def set_bot_key_command(self, bot_id: int, command: str | None) -> None:
+        """The command that prints the bot's own key (None: none); replaces a per-bot key or
+        label. The command is stored, never the key it prints."""
+        self._set_bot_key_choice(bot_id, command=command)
+
+    def set_bot_key_label(self, bot_id: int, label: str | None) -> None:
+        """The labelled key of its provider the bot uses (None: none); replaces a per-bot key
+        or command."""
+        self._set_bot_key_choice(bot_id, label=label)
+
+    def _set_bot_key_choice(
+        self,
+        bot_id: int,
+        *,
+        key: str | None = None,
+        command: str | None = None,
+        label: str | None = None,
+    ) -> None:
+        chosen = key or command or label
         with self.transaction() as db:
             db.execute(
-                "UPDATE bots SET k = ?, k_provider = CASE WHEN ? IS NULL THEN NULL ELSE provider"
-                " END, updated = ? WHERE id = ?",
-                (key, key, time.time(), bot_id),
+                "UPDATE bots SET k = ?, key_command = ?, key_label = ?,"
+                " k_provider = CASE WHEN ? IS NULL THEN NULL ELSE provider END, updated = ?"
+                " WHERE id = ?",
+                (key, command, label, chosen, time.time(), bot_id),
             )
-        return key is not None
 
     # Conversations -------------------------------------------------------------------------
 
@@ -354,6 +394,13 @@ class Store:
             )
             if cost is not None:
                 self._save_cost(db, message_id, cost)
+
+    def set_reply_key_source(self, message_id: int, key_source: str) -> None:
+        """The reply is answered with another key than the one it was started with."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE messages SET key_source = ? WHERE id = ?", (_line(key_source), message_id)
+            )
 
     def save_cost(self, message_id: int, cost: Cost) -> None:
         """A reply's cost, once it has ended: it is never worked out again."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from byok_tui.errors import ByokError
 from byok_tui.keys import ResolvedKey
+from byok_tui.keys.resolve import BotKeyChoice
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.errors import check_settings
 from byok_tui.providers.types import (
@@ -93,7 +94,7 @@ class _FakeClient(ProviderClient):
         on_sent: Callable[[], None] | None = None,
     ) -> AsyncGenerator[StreamEvent, None]:
         check_settings(provider, chat.temperature, chat.max_tokens)
-        key = key or self.resolve(provider, bot_key=bot_key)
+        key = await self.key_for(provider, bot=BotKeyChoice(key=bot_key), key=key)
         if not self._fake.replies:
             raise AssertionError(f"a request to {provider.id} that no test reply was queued for")
         reply = self._fake.replies.popleft()

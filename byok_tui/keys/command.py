@@ -1,0 +1,163 @@
+"""Keys printed by a command (`pass show api/openai`, `op read op://…`, `rbw get …`).
+
+The command runs without a shell, as the argument list a shell would split it into, with an
+environment that holds no provider key, no standard input and a time limit. The first line it
+prints, trimmed, is the key; it is held in memory for the time the user chose and written
+nowhere. A failure names the program and the first line of its standard error (redacted),
+never the output: that is where the key would be.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.key_text import KeyCharacterError, check_key
+from byok_tui.redaction import redact, remember_secret
+
+OP_SHORTHAND = "op://"  # `op://vault/item/field` stands for `op read op://vault/item/field`
+COMMAND_TIMEOUT = 15.0
+DEFAULT_CACHE_SECONDS = 600.0
+LONGEST_STDERR_SHOWN = 200
+
+
+def command_argv(command: str) -> list[str]:
+    """The argument list `command` runs as."""
+    if command.startswith(OP_SHORTHAND):
+        return ["op", "read", command]
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:  # an unclosed quote
+        raise ByokError(f"the key command cannot be read: {error}") from None
+    if not argv:
+        raise ByokError("the key command is empty")
+    return argv
+
+
+def program_of(command: str) -> str:
+    """The program a command runs, by its name alone (`pass`, `op`): what the app shows."""
+    try:
+        return Path(command_argv(command)[0]).name
+    except ByokError:
+        return "?"
+
+
+class KeyCommandError(ByokError):
+    """The command that prints a key failed: nothing was sent."""
+
+    kind = ErrorKind.NO_KEY
+
+    def __init__(self, what: str, program: str, problem: str, *, stderr: bytes = b"") -> None:
+        said = ""
+        lines = stderr.decode("utf-8", errors="replace").strip().splitlines()
+        if lines:
+            # Redacted whole before it is shortened: a cut key would no longer be recognised.
+            first = redact(lines[0].strip())
+            said = f": {first[:LONGEST_STDERR_SHOWN]}"
+        super().__init__(
+            f"The command for {what} failed: {program} {problem}{said}",
+            remedy="Check the command (`byok-tui keys list` shows it) and that you are signed "
+            "in to your password manager; nothing was sent.",
+        )
+
+
+class KeyCommands:
+    """Runs key commands and keeps what they print in memory for `cache_seconds` (0: run
+    the command for every request). Thread-safe: the app runs commands in worker threads."""
+
+    def __init__(
+        self,
+        environ: Mapping[str, str],
+        *,
+        cache_seconds: float = DEFAULT_CACHE_SECONDS,
+        timeout: float = COMMAND_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._environ = dict(environ)
+        self.cache_seconds = cache_seconds
+        self._timeout = timeout
+        self._clock = clock
+        self._held: dict[str, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+
+    def cached(self, command: str) -> str | None:
+        """The key `command` printed, while it is held; None when it must run."""
+        with self._lock:
+            held = self._held.get(command)
+            if held is None or self._clock() - held[0] >= self.cache_seconds:
+                self._held.pop(command, None)
+                return None
+            return held[1]
+
+    def forget(self, command: str | None = None) -> None:
+        """Drop what a command printed (all commands when None): the next use runs it."""
+        with self._lock:
+            if command is None:
+                self._held.clear()
+            else:
+                self._held.pop(command, None)
+
+    def run(self, command: str, what: str) -> str:
+        """The key `command` prints (held, or printed now). `what` names the key in errors
+        ("the OpenAI key"). Blocks for up to the time limit: never call it on the event loop."""
+        held = self.cached(command)
+        if held is not None:
+            return held
+        key = self._run(command, what)
+        remember_secret(key)
+        if self.cache_seconds > 0:
+            with self._lock:
+                self._held[command] = (self._clock(), key)
+        return key
+
+    def _run(self, command: str, what: str) -> str:
+        argv = command_argv(command)
+        program = Path(argv[0]).name
+        try:
+            child = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._environ,
+                start_new_session=True,  # its own process group: a time-out ends all of it
+            )
+        except FileNotFoundError:
+            raise KeyCommandError(what, program, "was not found") from None
+        except OSError as error:
+            raise KeyCommandError(what, program, f"could not start ({error.strerror})") from None
+        try:
+            out, err = child.communicate(timeout=self._timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(OSError):
+                os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            raise KeyCommandError(
+                what, program, f"did not finish within {self._timeout:g} s"
+            ) from None
+        if child.returncode != 0:
+            raise KeyCommandError(
+                what, program, f"exited with status {child.returncode}", stderr=err
+            )
+        lines = out.decode("utf-8", errors="replace").splitlines()
+        first = lines[0] if lines else ""
+        try:
+            key = check_key(first)
+        except KeyCharacterError as bad:
+            raise KeyCommandError(
+                what,
+                program,
+                f"printed a first line that is not a key (character {bad.position} is "
+                f"{bad.described})",
+            ) from None
+        if not key:
+            raise KeyCommandError(what, program, "printed nothing", stderr=err)
+        return key
