@@ -163,6 +163,8 @@ class KeyStatus:
     origin: str
     masked: str  # "" when there is no key
     unusable: str | None = None  # why the key found cannot be sent (a character no key has)
+    program: str = ""  # the default key comes from a command running this program
+    fingerprint: str | None = None  # of the key found, when it is known without running
 
     def describe(self) -> str:
         if self.unusable is not None:
@@ -173,7 +175,22 @@ class KeyStatus:
             return "local runtime, no key"
         if self.source is KeySource.ENVIRONMENT:
             return f"environment ({self.origin})"
+        if self.program:
+            return f"global key from command {self.program}"
         return "global key"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledKey:
+    """A provider's key beside its default one, as a listing shows it."""
+
+    provider_id: str
+    label: str
+    entry: str
+    masked: str  # "" when it comes from a command, or its entry is empty
+    program: str = ""  # it comes from a command running this program
+    command: str = ""
+    fingerprint: str | None = None  # of the stored key
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,3 +199,6 @@ class KeyOverview:
     location: str
     error: ByokError | None  # set when the stored keys could not be read
     notices: tuple[str, ...]
+    labelled: tuple[LabelledKey, ...] = ()
+    failover: tuple[str, ...] = ()  # providers whose failover between keys is on
+    commands: tuple[tuple[str, str], ...] = ()  # (provider id, its default key's command)

@@ -101,6 +101,12 @@ def add_parsers(commands: Any) -> None:
         type=float,
         help=f"sampling temperature, within the provider's range ({_temperature_ranges()})",
     )
+    ask.add_argument(
+        "--key",
+        dest="key_label",
+        metavar="LABEL",
+        help="send with this labelled key of the provider (`default`: the default key)",
+    )
     ask.add_argument("--bot", metavar="NAME", help="use this bot's settings and per-bot key")
     ask.add_argument(
         "--max-tokens", type=int, help="reply length cap, at least 1 (default: the bot's)"
@@ -249,6 +255,7 @@ async def _stream(
     args: argparse.Namespace,
 ) -> int:
     from byok_tui.conversation import ConversationService
+    from byok_tui.key_failover import KeyFailedOver
 
     task = asyncio.current_task()
     assert task is not None
@@ -260,13 +267,20 @@ async def _stream(
         service = ConversationService(store, client)
         try:
             sending = service.send(
-                bot, conversation, prompt, config=config, over_budget=args.over_budget
+                bot,
+                conversation,
+                prompt,
+                config=config,
+                over_budget=args.over_budget,
+                key_label=args.key_label,
             )
             async for event in sending:
                 if isinstance(event, TextDelta):
                     reply.write(event.text)
                 elif isinstance(event, ReasoningDelta) and args.reasoning:
                     reasoning.write(event.text)
+                elif isinstance(event, KeyFailedOver):
+                    print(f"byok-tui: {event.notice}", file=sys.stderr)
                 elif isinstance(event, RateLimitWait):
                     print(
                         f"byok-tui: waiting {event.seconds:.0f} s to stay under "

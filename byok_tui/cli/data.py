@@ -63,13 +63,21 @@ def add_parsers(commands: Any) -> None:
 
     key = actions.add_parser(
         "key",
-        help="set a per-bot key (hidden prompt or stdin), or --clear it",
+        help="set a per-bot key (hidden prompt or stdin), a command or a label; or --clear",
         description="Set the bot's own key, used instead of its provider's global key for "
         "this bot only. Read like `keys set`: hidden on a terminal, one line from standard "
-        "input otherwise. --clear falls back to the global key.",
+        "input otherwise. --command stores a command that prints the key instead (run like "
+        "`keys set --command`); --label makes the bot use one of its provider's labelled keys "
+        "(`keys set PROVIDER --label LABEL`). One of the three at a time. --clear falls back "
+        "to the global key.",
     )
     key.add_argument("name", metavar="NAME")
-    key.add_argument("--clear", action="store_true", help="remove the per-bot key")
+    choice = key.add_mutually_exclusive_group()
+    choice.add_argument("--clear", action="store_true", help="remove the bot's own key choice")
+    choice.add_argument(
+        "--command", dest="key_command", metavar="COMMAND", help="a command that prints the key"
+    )
+    choice.add_argument("--label", dest="key_label", metavar="LABEL", help="a labelled key")
     key.set_defaults(run=_key)
 
     share = actions.add_parser("share", help="print a link with the bot's configuration only")
@@ -186,7 +194,21 @@ def _key(args: argparse.Namespace) -> int:
         )
     if args.clear:
         store.set_bot_key(bot.id, None)
+        store.set_bot_key_command(bot.id, None)
         print(f"Cleared the per-bot key of {bot.name!r}: it uses the global key again.")
+        return 0
+    if args.key_command is not None:
+        from byok_tui.keys.index import check_command
+
+        store.set_bot_key_command(bot.id, check_command(args.key_command))
+        print(f"Saved the key command of {bot.name!r}; the key it prints is not stored.")
+        return 0
+    if args.key_label is not None:
+        from byok_tui.keys.base import DEFAULT_LABEL, check_label
+
+        label = check_label(args.key_label)
+        store.set_bot_key_label(bot.id, None if label == DEFAULT_LABEL else label)
+        print(f"{bot.name!r} uses the {provider.display_name} key labelled {label}.")
         return 0
     key = normalize_key(read_key(f"per-bot key for {bot.name}"))
     if not key:

@@ -1,7 +1,9 @@
-"""`byok-tui keys …`: set, show (masked), list, remove and locate keys from the shell.
+"""`byok-tui keys …`: set, show (masked), list, remove and locate keys from the shell; keys
+printed by a command (a password manager); labelled keys; failover between them.
 
 A key is never accepted as a command-line argument (it would land in shell history and the
 process list): `set` reads it with hidden input on a terminal, or one line from standard input.
+A command is stored, never the key it prints.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 from byok_tui.cli.chat import provider_argument
 from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
+from byok_tui.keys.base import DEFAULT_LABEL, check_label
+from byok_tui.keys.index import check_command, read_index, write_index
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
 from byok_tui.registry import (
@@ -32,7 +36,9 @@ def add_parser(commands: Any) -> None:
         help="set, read, remove and list stored API keys",
         description=(
             "Manage stored API keys. Entries are named app-apikey-<provider>, as in the browser "
-            f"app this mirrors. Providers: {ids}."
+            "app this mirrors; a labelled key app-apikey-<provider>:<label>. A key can instead "
+            "come from a command (a password manager): the command is stored, never the key. "
+            f"Providers: {ids}."
         ),
     )
     keys.set_defaults(run=lambda _args: _usage(keys))
@@ -44,27 +50,78 @@ def add_parser(commands: Any) -> None:
         description=(
             "Store the key for PROVIDER. On a terminal it asks with hidden input; otherwise it "
             "reads one line from standard input. Surrounding white space is removed; the key "
-            "is not checked (an invalid key shows up on the first message)."
+            "is not checked (an invalid key shows up on the first message). With --command, "
+            "the command is stored instead and run when the key is needed: without a shell, "
+            "with no provider key in its environment, for at most 15 s; the first line it "
+            "prints is the key, held in memory for [keys] command_cache_minutes (default 10) "
+            "and written nowhere. 'op://vault/item/field' stands for 'op read op://…'."
         ),
+        epilog="examples:\n"
+        "  byok-tui keys set openai --command 'pass show api/openai'\n"
+        "  byok-tui keys set anthropic --command op://Private/Anthropic/credential\n"
+        "  byok-tui keys set openai --label work          a second key, asked for\n"
+        "  byok-tui keys set openai --label ci --command 'rbw get openai-ci'",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     set_key.add_argument("provider", type=provider_argument, metavar="PROVIDER")
+    _label_option(set_key)
+    set_key.add_argument(
+        "--command",
+        dest="key_command",  # `command` names the subcommand
+        metavar="COMMAND",
+        help="a command that prints the key (stored instead)",
+    )
     set_key.set_defaults(run=_set)
 
     get_key = actions.add_parser("get", help="print the stored key alone (for scripts)")
     get_key.add_argument("provider", type=provider_argument, metavar="PROVIDER")
+    _label_option(get_key)
     get_key.set_defaults(run=_get)
 
-    remove_key = actions.add_parser("rm", help="remove the stored key; the provider becomes unset")
+    remove_key = actions.add_parser(
+        "rm", help="remove a stored key or command; the provider becomes unset"
+    )
     remove_key.add_argument("provider", type=provider_argument, metavar="PROVIDER")
+    _label_option(remove_key)
     remove_key.set_defaults(run=_remove)
 
     list_keys = actions.add_parser(
-        "list", help="every provider: entry, set or unset, source, masked key"
+        "list",
+        help="every key: label, entry, source, masked key or command, health, last used, set",
     )
     list_keys.set_defaults(run=_list)
 
+    failover = actions.add_parser(
+        "failover",
+        help="turn failover between a provider's keys on or off (off by default)",
+        description="When on, a request refused with 401, 402, 429 or insufficient_quota "
+        "before any text arrived is sent once with each other usable key of the provider, in "
+        "order (default, then labelled keys as added), with a notice. Never on 400 or 403. A "
+        "conversation stays on the key that last answered it. Without on/off: show the state.",
+    )
+    failover.add_argument("provider", type=provider_argument, metavar="PROVIDER")
+    failover.add_argument("state", nargs="?", choices=("on", "off"), metavar="on|off")
+    failover.set_defaults(run=_failover)
+
     path = actions.add_parser("path", help="print where keys are kept")
     path.set_defaults(run=_path)
+
+
+def _label_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--label",
+        type=_label_argument,
+        default=DEFAULT_LABEL,
+        metavar="LABEL",
+        help="a labelled key beside the default one (letters, digits, - and _)",
+    )
+
+
+def _label_argument(value: str) -> str:
+    try:
+        return check_label(value)
+    except ByokError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -90,10 +147,10 @@ def _needs_key(provider: Provider) -> None:
 
 
 def _entry_of(args: argparse.Namespace) -> tuple[KeyStore, str]:
-    """The key store and the entry of the provider named on the command line."""
+    """The key store and the entry of the provider (and label) named on the command line."""
     provider: Provider = args.provider
     _needs_key(provider)
-    return _store(), entry_name(provider.id)
+    return _store(), entry_name(provider.id, args.label)
 
 
 def read_key(what: str) -> str:
@@ -106,13 +163,39 @@ def read_key(what: str) -> str:
 def _set(args: argparse.Namespace) -> int:
     provider: Provider = args.provider
     _needs_key(provider)
-    key = normalize_key(read_key(f"API key for {provider.display_name}"))
-    if not key:
+    label: str = args.label
+    what = f"API key for {provider.display_name}" + (
+        f" labelled {label}" if label != DEFAULT_LABEL else ""
+    )
+    command = check_command(args.key_command) if args.key_command is not None else None
+    key = "" if command else normalize_key(read_key(what))
+    if not command and not key:
         raise ByokError("no key was given; nothing was changed")
     store = _store()
-    entry = entry_name(provider.id)
-    store.set(entry, key)
+    entry = entry_name(provider.id, label)
+    index = read_index(store)
+    commands = index.commands.setdefault(provider.id, {})
+    slot = "" if label == DEFAULT_LABEL else label
+    if command:
+        commands[slot] = command
+        store.delete(entry)  # the command replaces a stored key: one source per key
+    else:
+        commands.pop(slot, None)
+        store.set(entry, key)
+    if not commands:
+        index.commands.pop(provider.id, None)
+    labels = index.labels.setdefault(provider.id, [])
+    if slot and slot not in labels:
+        labels.append(slot)
+    if not labels:
+        index.labels.pop(provider.id, None)
+    write_index(store, index)
+    _note_set(provider.id, label)
     _print_notices(store)
+    if command:
+        print(f"Saved the command for {entry} in {store.location}; the key it prints is not.")
+        _try_command(provider, command)
+        return 0
     print(f"Saved {entry} in {store.location}: {mask_key(key)}")
     lookalikes = [p for p in providers_matching_key_shape(key) if p.id != provider.id]
     if lookalikes and not provider.key_shape_matches(key):
@@ -125,10 +208,46 @@ def _set(args: argparse.Namespace) -> int:
     return 0
 
 
+def _try_command(provider: Provider, command: str) -> None:
+    """Run a command just saved, once, to say whether it prints a key (it is kept either
+    way: the password manager may be locked now)."""
+    from byok_tui.child_env import child_environment
+    from byok_tui.keys.command import KeyCommands
+
+    try:
+        key = KeyCommands(child_environment(), cache_seconds=0).run(
+            command, f"the {provider.display_name} key"
+        )
+    except ByokError as error:
+        print(f"byok-tui: warning: {error.one_line()}", file=sys.stderr)
+        return
+    print(f"It prints a key: {mask_key(key)}")
+
+
+def _note_set(provider_id: str, label: str) -> None:
+    """When the key was set, for `keys list` (a database that cannot be opened only loses
+    that date)."""
+    from byok_tui.services import open_services, open_store
+
+    try:
+        open_store(open_services()).key_health.mark_set(provider_id, label)
+    except ByokError as error:
+        print(f"byok-tui: note: when it was set is not kept: {error.one_line()}", file=sys.stderr)
+
+
 def _get(args: argparse.Namespace) -> int:
     store, entry = _entry_of(args)
     value = store.get(entry)
     _print_notices(store)
+    slot = "" if args.label == DEFAULT_LABEL else args.label
+    command = read_index(store).command(args.provider.id, slot)
+    if value is None and command:
+        print(
+            f"byok-tui: {entry} comes from a command, which byok-tui runs when the key is "
+            "needed; the key is not stored",
+            file=sys.stderr,
+        )
+        return 1
     if value is None:
         print(f"byok-tui: no key is stored in {entry}", file=sys.stderr)
         return 1
@@ -139,35 +258,72 @@ def _get(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     store, entry = _entry_of(args)
     removed = store.delete(entry)
+    index = read_index(store)
+    slot = "" if args.label == DEFAULT_LABEL else args.label
+    provider_id = args.provider.id
+    removed = index.commands.get(provider_id, {}).pop(slot, None) is not None or removed
+    removed = slot in index.labels.get(provider_id, []) or removed
+    index.labels[provider_id] = [x for x in index.labels.get(provider_id, []) if x != slot]
+    index.labels = {p: ls for p, ls in index.labels.items() if ls}
+    index.commands = {p: cs for p, cs in index.commands.items() if cs}
+    write_index(store, index)
     _print_notices(store)
     print(f"Removed {entry}." if removed else f"{entry} was not set; nothing to remove.")
     return 0
 
 
 def _list(_args: argparse.Namespace) -> int:
-    store = _store()
+    import time
+
+    from byok_tui.key_report import HEADINGS, key_rows
+    from byok_tui.services import open_services, open_store
+
+    services = open_services()
+    store = services.keys
     overview = key_overview(providers(), store, os.environ)
     for notice in overview.notices:
         print(f"byok-tui: {notice}", file=sys.stderr)
-    header = ("PROVIDER", "ENTRY", "STORED", "USED FOR CALLS", "KEY")
-    rows = [
-        (
-            s.provider_id,
-            s.entry or "-",
-            "local" if s.entry is None else ("set" if s.stored else "unset"),
-            s.describe(),
-            s.masked or "-",
-        )
-        for s in overview.statuses
-    ]
-    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
-    for row in (header, *rows):
+    try:
+        book = open_store(services).key_health
+        health, set_times = book.all(), book.set_times()
+    except ByokError as error:  # the keys are still listed, without their health
+        print(f"byok-tui: health not shown: {error.one_line()}", file=sys.stderr)
+        health, set_times = {}, {}
+    reminder = services.config.key_reminder_days()
+    rows = [r.cells() for r in key_rows(overview, health, set_times, time.time(), reminder)]
+    widths = [max(len(row[i]) for row in (HEADINGS, *rows)) for i in range(len(HEADINGS))]
+    for row in (HEADINGS, *rows):
         cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
         print("  ".join(cells).rstrip())
     print(f"\nKeys are kept in {overview.location}.")
+    if overview.failover:
+        print(f"Failover between keys is on for: {', '.join(overview.failover)}.")
     if overview.error is not None:
         print(f"byok-tui: {overview.error.one_line()}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _failover(args: argparse.Namespace) -> int:
+    provider: Provider = args.provider
+    _needs_key(provider)
+    store = _store()
+    index = read_index(store)
+    if args.state is not None:
+        on = args.state == "on"
+        index.failover = [p for p in index.failover if p != provider.id] + (
+            [provider.id] if on else []
+        )
+        write_index(store, index)
+    on = index.failover_on(provider.id)
+    keys = 1 + len(index.labels_of(provider.id))
+    print(f"Failover between {provider.display_name}'s keys is {'on' if on else 'off'}.")
+    if on and keys < 2:
+        print(
+            f"byok-tui: note: {provider.display_name} has one key; add another with "
+            f"`byok-tui keys set {provider.id} --label NAME`",
+            file=sys.stderr,
+        )
     return 0
 
 

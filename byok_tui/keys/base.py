@@ -20,6 +20,9 @@ ENTRY_PREFIX = "app-apikey-"
 # colon, so `app-apikey-openai:work` can never be another provider's default entry.
 LABEL_SEPARATOR = ":"
 DEFAULT_LABEL = "default"  # what the CLI calls the key under `app-apikey-<provider id>`
+# The entry that indexes labels, commands and failover (keys/index.py): text, not a key, so
+# never remembered for redaction (its pieces would be scrubbed from everything shown).
+INDEX_ENTRY = "app-keyindex"
 _LABEL = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 
 

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from byok_tui.keys.base import KeyFileCorruptError, KeyStore, KeyStoreError
+from byok_tui.keys.base import INDEX_ENTRY, KeyFileCorruptError, KeyStore, KeyStoreError
 from byok_tui.paths import ensure_private_dir
 from byok_tui.redaction import remember_secret
 
@@ -56,8 +56,9 @@ class FileKeyStore(KeyStore):
         except OSError as error:
             raise KeyFileCorruptError(self.path, error.strerror or type(error).__name__) from None
         data = _decode(self.path, raw)
-        for value in data.values():
-            remember_secret(value)
+        for name, value in data.items():
+            if name != INDEX_ENTRY:
+                remember_secret(value)
         return data
 
     def _read(self, entry: str) -> str | None:

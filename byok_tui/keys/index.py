@@ -12,9 +12,8 @@ import json
 from dataclasses import dataclass, field
 
 from byok_tui.errors import ByokError
-from byok_tui.keys.base import KeyStore, KeyStoreError
+from byok_tui.keys.base import INDEX_ENTRY, KeyStore, KeyStoreError
 
-INDEX_ENTRY = "app-keyindex"
 LONGEST_COMMAND = 1000
 
 

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from byok_tui.keys.base import KeyStore, KeyStoreError, entry_name, mask_key
+from byok_tui.keys.base import (
+    INDEX_ENTRY,
+    KeyStore,
+    KeyStoreError,
+    entry_name,
+    fingerprint,
+    mask_key,
+)
+from byok_tui.keys.command import program_of
+from byok_tui.keys.index import KeyIndex, parse_index
 from byok_tui.keys.resolve import (
     KeySpec,
     NoApiKeyError,
@@ -16,7 +25,7 @@ from byok_tui.keys.resolve import (
     remember_environment_keys,
     resolve_key,
 )
-from byok_tui.records import KeyOverview, KeySource, KeyStatus
+from byok_tui.records import KeyOverview, KeySource, KeyStatus, LabelledKey
 
 
 class KeySnapshot(KeyStore):
@@ -51,10 +60,17 @@ def read_keys(
     """Every provider's key state, and the keys they were worked out from."""
     remember_environment_keys(tuple(specs), environ)
     error: KeyStoreError | None = None
+    index = KeyIndex()
     try:
-        entries = store.get_many(entry_name(s.id) for s in specs if s.needs_key)
+        index_text = store.get_text(INDEX_ENTRY)
+        index = parse_index(index_text) if index_text else index
+        wanted = [entry_name(s.id) for s in specs if s.needs_key]
+        wanted += [entry_name(p, label) for p, labels in index.labels.items() for label in labels]
+        entries = store.get_many(wanted)
+        if index_text:
+            entries[INDEX_ENTRY] = index_text
     except KeyStoreError as failure:
-        error, entries = failure, {}
+        error, entries, index = failure, {}, KeyIndex()
     snapshot = KeySnapshot(entries)
     statuses = []
     for spec in specs:
@@ -79,9 +95,36 @@ def read_keys(
                 if resolved and resolved.source is not KeySource.LOCAL_RUNTIME
                 else "",
                 unusable=unusable,
+                program=program_of(resolved.command) if resolved and resolved.command else "",
+                fingerprint=fingerprint(resolved.value)
+                if resolved and resolved.value and resolved.source is not KeySource.LOCAL_RUNTIME
+                else None,
             )
         )
-    overview = KeyOverview(tuple(statuses), store.location, error, tuple(store.notices))
+    labelled = [
+        LabelledKey(
+            provider_id=provider_id,
+            label=label,
+            entry=entry_name(provider_id, label),
+            masked=mask_key(value) if value else "",
+            program=program_of(command) if command else "",
+            command=command or "",
+            fingerprint=fingerprint(value) if value else None,
+        )
+        for provider_id, labels in index.labels.items()
+        for label in labels
+        for command in [index.command(provider_id, label)]
+        for value in ["" if command else entries.get(entry_name(provider_id, label), "")]
+    ]
+    overview = KeyOverview(
+        tuple(statuses),
+        store.location,
+        error,
+        tuple(store.notices),
+        labelled=tuple(labelled),
+        failover=tuple(index.failover),
+        commands=tuple((p, cs[""]) for p, cs in index.commands.items() if "" in cs),
+    )
     return overview, KeySnapshot(entries, error)
 
 
