@@ -14,7 +14,13 @@ from byok_tui.keys import open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.providers.client import ProviderClient
 from tests.support.cli import run_cli
-from tests.support.provider_server import ProviderServer, Reply, openai_reply, provider_server
+from tests.support.provider_server import (
+    ProviderServer,
+    Reply,
+    Seen,
+    openai_reply,
+    provider_server,
+)
 
 DEFAULT_KEY = "gsk_" + "D" * 48 + "dF4u"
 WORK_KEY = "gsk_" + "W" * 48 + "wK7e"
@@ -27,10 +33,10 @@ def refusal(status: int, code: str = "", headers: dict[str, str] | None = None) 
     return Reply(status, {**JSON, **(headers or {})}, [body])
 
 
-def answers(by_key: dict[str, Reply]) -> Callable[..., Reply]:
+def answers(by_key: dict[str, Reply]) -> Callable[[Seen], Reply]:
     """A server that answers each key as `by_key` says (any other key: 401)."""
 
-    def answer(seen: object) -> Reply:
+    def answer(seen: Seen) -> Reply:
         sent = seen.header("authorization") or ""
         return by_key.get(sent.removeprefix("Bearer "), refusal(401))
 
