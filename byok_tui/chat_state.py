@@ -19,6 +19,7 @@ from byok_tui.keys import (
     resolve_key,
 )
 from byok_tui.keys.overview import KeySnapshot, read_keys
+from byok_tui.keys.resolve import NoSuchLabelError
 from byok_tui.records import Bot, Conversation, KeyOverview, Message, Spend
 from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
@@ -44,6 +45,16 @@ def limit_notes(context: AppContext, now: float | None = None) -> dict[str, str]
     stated = sorted(context.db.ledger.rate_limits(), key=lambda row: row[2])
     for provider, _source, seen, headers in stated:
         notes[provider] = RateLimits.stored(headers).compact(now - seen)
+    # A key its answers left unusable (invalid, out of credit, cooling) is said beside them.
+    for provider, found in context.db.key_health.all().items():
+        seen_names: set[str] = set()
+        for health in found:  # the most recently used first: one note per key name
+            if health.name in seen_names:
+                continue
+            seen_names.add(health.name)
+            if not health.usable(now):
+                said = f"{health.name} key {health.describe(now)}"
+                notes[provider] = " · ".join(n for n in (notes.get(provider), said) if n)
     return {provider: note for provider, note in notes.items() if note}
 
 
@@ -112,21 +123,35 @@ def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str
 
 def key_in_use(context: AppContext, bot: Bot, keys: KeyStore | None = None) -> KeyInUse:
     """`keys`: the keys as just read, by default the key store."""
+    from byok_tui.keys.base import fingerprint
+    from byok_tui.keys.resolve import BotKeyChoice
+
     provider = get_provider(bot.config.provider)
     try:
         resolved = resolve_key(
             provider,
             keys or context.services.keys,
-            bot_key=context.db.bot_key(bot.id),
+            bot=BotKeyChoice(context.db.bot_key(bot.id), bot.key_command, bot.key_label),
             environ=context.services.environ,
         )
     except NoApiKeyError:
         return KeyInUse(f"No API key for {provider.display_name}", found=False)
-    except UnusableKeyError as error:
+    except (UnusableKeyError, NoSuchLabelError) as error:
         return KeyInUse(error.message, found=False)
     except KeyStoreError as error:
         return KeyInUse(error.one_line(), found=False)
-    return KeyInUse(resolved.describe(), found=True)
+    line = resolved.describe()
+    if provider.needs_key:
+        # What its last answers said of it: by the key itself, or (a command's, not run
+        # here) by its name.
+        now = time.time()
+        known = fingerprint(resolved.value) if resolved.value else None
+        for health in context.db.key_health.of_provider(provider.id):
+            if health.fingerprint == known or (known is None and health.name == resolved.name):
+                if not health.usable(now):
+                    line += f" · {health.describe(now)}"
+                break
+    return KeyInUse(line, found=True)
 
 
 def _starting_bot(context: AppContext, keys: KeyStore) -> tuple[Bot, int | None]:

@@ -18,7 +18,7 @@ from byok_tui.cli.chat import provider_argument
 from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.base import DEFAULT_LABEL, check_label
-from byok_tui.keys.index import check_command, read_index, write_index
+from byok_tui.keys.index import check_command, read_index, remove_key, save_key, set_failover
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
 from byok_tui.registry import (
@@ -173,23 +173,7 @@ def _set(args: argparse.Namespace) -> int:
         raise ByokError("no key was given; nothing was changed")
     store = _store()
     entry = entry_name(provider.id, label)
-    index = read_index(store)
-    commands = index.commands.setdefault(provider.id, {})
-    slot = "" if label == DEFAULT_LABEL else label
-    if command:
-        commands[slot] = command
-        store.delete(entry)  # the command replaces a stored key: one source per key
-    else:
-        commands.pop(slot, None)
-        store.set(entry, key)
-    if not commands:
-        index.commands.pop(provider.id, None)
-    labels = index.labels.setdefault(provider.id, [])
-    if slot and slot not in labels:
-        labels.append(slot)
-    if not labels:
-        index.labels.pop(provider.id, None)
-    write_index(store, index)
+    save_key(store, entry, provider.id, label, key=key, command=command or "")
     _note_set(provider.id, label)
     _print_notices(store)
     if command:
@@ -257,16 +241,7 @@ def _get(args: argparse.Namespace) -> int:
 
 def _remove(args: argparse.Namespace) -> int:
     store, entry = _entry_of(args)
-    removed = store.delete(entry)
-    index = read_index(store)
-    slot = "" if args.label == DEFAULT_LABEL else args.label
-    provider_id = args.provider.id
-    removed = index.commands.get(provider_id, {}).pop(slot, None) is not None or removed
-    removed = slot in index.labels.get(provider_id, []) or removed
-    index.labels[provider_id] = [x for x in index.labels.get(provider_id, []) if x != slot]
-    index.labels = {p: ls for p, ls in index.labels.items() if ls}
-    index.commands = {p: cs for p, cs in index.commands.items() if cs}
-    write_index(store, index)
+    removed = remove_key(store, entry, args.provider.id, args.label)
     _print_notices(store)
     print(f"Removed {entry}." if removed else f"{entry} was not set; nothing to remove.")
     return 0
@@ -308,13 +283,9 @@ def _failover(args: argparse.Namespace) -> int:
     provider: Provider = args.provider
     _needs_key(provider)
     store = _store()
-    index = read_index(store)
     if args.state is not None:
-        on = args.state == "on"
-        index.failover = [p for p in index.failover if p != provider.id] + (
-            [provider.id] if on else []
-        )
-        write_index(store, index)
+        set_failover(store, provider.id, args.state == "on")
+    index = read_index(store)
     on = index.failover_on(provider.id)
     keys = 1 + len(index.labels_of(provider.id))
     print(f"Failover between {provider.display_name}'s keys is {'on' if on else 'off'}.")

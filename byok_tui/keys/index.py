@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 from byok_tui.errors import ByokError
-from byok_tui.keys.base import INDEX_ENTRY, KeyStore, KeyStoreError
+from byok_tui.keys.base import DEFAULT_LABEL, INDEX_ENTRY, KeyStore, KeyStoreError
 
 LONGEST_COMMAND = 1000
 
@@ -36,7 +36,8 @@ class KeyIndex:
 
     def to_text(self) -> str:
         data = {"labels": self.labels, "commands": self.commands, "failover": self.failover}
-        return json.dumps({k: v for k, v in data.items() if v}, sort_keys=True)
+        kept = {k: v for k, v in data.items() if v}
+        return json.dumps(kept, sort_keys=True) if kept else ""  # "": the entry is removed
 
 
 def read_index(store: KeyStore) -> KeyIndex:
@@ -65,7 +66,11 @@ def parse_index(text: str) -> KeyIndex:
 
 
 def write_index(store: KeyStore, index: KeyIndex) -> None:
-    store.set_text(INDEX_ENTRY, index.to_text())
+    """Save the index, when it changed (a key set without labels or commands leaves the store
+    as it was)."""
+    text = index.to_text()
+    if text != read_index(store).to_text():
+        store.set_text(INDEX_ENTRY, text)
 
 
 def check_command(raw: str) -> str:
@@ -79,3 +84,52 @@ def check_command(raw: str) -> str:
             remedy="Give the command as you would type it in a shell, on one line.",
         )
     return command
+
+
+def _slot(label: str) -> str:
+    return "" if label == DEFAULT_LABEL else label
+
+
+def save_key(
+    store: KeyStore, entry: str, provider_id: str, label: str, *, key: str = "", command: str = ""
+) -> None:
+    """Store a provider's key (`key`) or the command that prints it (`command`), under the
+    default entry or a label: one replaces the other, and a label joins the index."""
+    index = read_index(store)
+    slot = _slot(label)
+    commands = index.commands.setdefault(provider_id, {})
+    if command:
+        commands[slot] = check_command(command)
+        store.delete(entry)  # the command replaces a stored key: one source per key
+    else:
+        commands.pop(slot, None)
+        store.set(entry, key)
+    labels = index.labels.setdefault(provider_id, [])
+    if slot and slot not in labels:
+        labels.append(slot)
+    _tidy(index)
+    write_index(store, index)
+
+
+def remove_key(store: KeyStore, entry: str, provider_id: str, label: str) -> bool:
+    """Remove a key, its command and its label; True when there was any."""
+    removed = store.delete(entry)
+    index = read_index(store)
+    slot = _slot(label)
+    removed = index.commands.get(provider_id, {}).pop(slot, None) is not None or removed
+    removed = slot in index.labels.get(provider_id, []) or removed
+    index.labels[provider_id] = [x for x in index.labels.get(provider_id, []) if x != slot]
+    _tidy(index)
+    write_index(store, index)
+    return removed
+
+
+def set_failover(store: KeyStore, provider_id: str, on: bool) -> None:
+    index = read_index(store)
+    index.failover = [p for p in index.failover if p != provider_id] + ([provider_id] if on else [])
+    write_index(store, index)
+
+
+def _tidy(index: KeyIndex) -> None:
+    index.labels = {p: found for p, found in index.labels.items() if found}
+    index.commands = {p: found for p, found in index.commands.items() if found}

@@ -29,7 +29,7 @@ from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
 from byok_tui.pricing import format_usd
 from byok_tui.records import BotConfig, Conversation, KeyOverview
-from byok_tui.redaction import redact_keys
+from byok_tui.redaction import REDACTED, redact_keys
 from byok_tui.registry import get_provider
 from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.screens.chat_messages import (
@@ -418,6 +418,20 @@ class ChatScreen(Screen[None]):
         if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
             return
         self.data.save_bot_key(self.state.bot.id, message.value)
+        self._refresh_key_in_use()
+
+    def on_config_pane_bot_key_choice_edited(self, message: ConfigPane.BotKeyChoiceEdited) -> None:
+        if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
+            return
+        if message.command and REDACTED in message.command:
+            self.notify("Not saved: the command holds a key ([REDACTED]).", severity="error")
+            return
+        self.data.save_bot_key_choice(
+            self.state.bot.id, command=message.command, label=message.label
+        )
+        self.notify(
+            "Saved: the next message uses it." if message.command or message.label else "Removed."
+        )
         self._refresh_key_in_use()
 
     @property

@@ -16,13 +16,15 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Label, Static
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Static
 
 from byok_tui.app_data import AppData
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
 from byok_tui.errors import ByokError
+from byok_tui.key_report import KeyRow
 from byok_tui.pricing import spend_lines
 from byok_tui.records import Budget, Spend
+from byok_tui.redaction import REDACTED
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.key_field import KeyField
@@ -52,7 +54,18 @@ class ProviderRow(Vertical):
                     yield Button(
                         "Check balance", classes="check-balance", name=provider.id, compact=True
                     )
+            with Horizontal(classes="command-line"):
+                yield Input(
+                    placeholder="or from a command: pass show api/…, op://vault/item/field",
+                    classes="key-command",
+                    name=provider.id,
+                    compact=True,
+                )
+                yield Checkbox(
+                    "Failover between keys", classes="failover", name=provider.id, compact=True
+                )
             yield Static(classes="warning")
+            yield Static(classes="keys")
             yield Static(classes="spend")
             yield Static(classes="limits")
             yield Static(classes="balance")
@@ -75,6 +88,8 @@ class KeysRead(Message):
     spends: list[Spend]
     budgets: list[str]  # every budget in words
     limits: dict[str, list[str]]  # per provider, the rate limits last stated
+    keys: list[KeyRow]  # every key of every provider, with its health
+    failover: set[str]  # providers whose failover between keys is on
 
 
 @dataclass
@@ -127,15 +142,17 @@ class SettingsScreen(Screen[None]):
             stored = self.data.stored_keys(keyed)
             spends = [self.data.spend(p.id) for p in keyed]
             budgets, limits = self.data.budget_lines(), self.data.stated_limits()
+            keys, failover = self.data.key_rows(), self.data.failover_providers()
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
         # A message, not call_from_thread: handled in order with the screen's own teardown,
         # so what is read while Settings closes never meets half-removed widgets.
-        self.post_message(KeysRead(stored, spends, budgets, limits))
+        self.post_message(KeysRead(stored, spends, budgets, limits, keys, failover))
 
     def on_keys_read(self, message: KeysRead) -> None:
         self._show_keys(message.stored)
+        self._show_key_rows(message.keys, message.failover)
         self.query_one(BudgetEditor).show_budgets(message.budgets)
         self._show_spends(message.spends)
         for provider_id, lines in message.limits.items():
@@ -157,6 +174,61 @@ class SettingsScreen(Screen[None]):
             value = stored.get(field.name or "", "")
             field.set_value(value)
             self._warn(field.name or "", value)
+
+    def _show_key_rows(self, rows: list[KeyRow], failover: set[str]) -> None:
+        """Each provider's keys (the default and labelled ones), their health, last use and
+        when they were set; its command in the command field; its failover switch."""
+        for provider in providers():
+            if not provider.needs_key:
+                continue
+            row = self._row(provider.id)
+            own = [r for r in rows if r.provider_id == provider.id]
+            with self.prevent(Input.Changed, Checkbox.Changed):
+                default = next((r for r in own if r.label == "default"), None)
+                command = (
+                    default.key.removeprefix("command: ")
+                    if default is not None and default.stored == "command"
+                    else ""
+                )
+                row.query_one(".key-command", Input).value = command  # as shown: redacted
+                row.query_one(".failover", Checkbox).value = provider.id in failover
+            lines = [
+                " · ".join(
+                    [f"{r.label}: {r.key}", r.health]
+                    + ([f"used {r.last_used}"] if r.last_used != "-" else [])
+                    + ([f"set {r.set_at}"] if r.set_at != "-" else [])
+                )
+                for r in own
+                if r.stored != "unset"
+            ]
+            shown = row.query_one(".keys", Static)
+            shown.update(Text("Keys: " + "\n      ".join(lines) if lines else ""))
+            shown.set_class(bool(lines), "shown")
+
+    @on(Input.Submitted, ".key-command")
+    def _command_submitted(self, event: Input.Submitted) -> None:
+        provider_id = event.input.name or ""
+        if REDACTED in event.value:
+            self.notify(
+                "Not saved: the command holds a key (shown as [REDACTED]). Type the command "
+                "without it.",
+                severity="error",
+            )
+            return
+        self.data.save_key_command(provider_id, event.value)
+        name = get_provider(provider_id).display_name
+        if event.value.strip():
+            self.notify(f"The command for the {name} key is saved; the key it prints is not.")
+        else:
+            self.notify(f"The command for the {name} key is removed.")
+        self._load_keys()
+
+    @on(Checkbox.Changed, ".failover")
+    def _failover_changed(self, event: Checkbox.Changed) -> None:
+        provider_id = event.checkbox.name or ""
+        self.data.set_failover(provider_id, event.value)
+        state = "on" if event.value else "off"
+        self.notify(f"Failover between {get_provider(provider_id).display_name}'s keys is {state}.")
 
     def _row(self, provider_id: str) -> ProviderRow:
         return self.query_one(f"#row-{provider_id}", ProviderRow)

@@ -17,6 +17,7 @@ from textual.widgets import Input, Label, Select, Static, TextArea
 
 from byok_tui.pricing import spend_lines
 from byok_tui.records import Bot, BotConfig, Spend
+from byok_tui.redaction import redact
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
 
@@ -62,6 +63,14 @@ class ConfigPane(VerticalScroll):
     class BotKeyEdited(Message):
         value: str
 
+    @dataclass
+    class BotKeyChoiceEdited(Message):
+        """The bot's own key is to come from a command, or be a labelled key (Enter in one
+        of the two fields; empty: none). One of the two is set."""
+
+        command: str | None = None
+        label: str | None = None
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._bot: Bot | None = None
@@ -91,6 +100,10 @@ class ConfigPane(VerticalScroll):
             yield Label("Per-Bot API Key (this bot only, instead of the API Key)")
             yield KeyField(placeholder="empty: the key above", id="bot-key")
             yield Static(id="bot-key-warning", classes="warning")
+            yield Label("or from a command (Enter saves)")
+            yield Input(placeholder="pass show api/work, op://…", id="bot-key-command")
+            yield Label("or the provider's key labelled (Enter saves)")
+            yield Input(placeholder="e.g. work", id="bot-key-label")
         yield Static(id="spend")
         yield Static(id="key-in-use")
 
@@ -121,6 +134,9 @@ class ConfigPane(VerticalScroll):
             )
         self.show_global_key(global_key)
         self.query_one("#bot-key", KeyField).set_value(bot_key)
+        with self.prevent(Input.Changed):
+            self.query_one("#bot-key-command", Input).value = redact(bot.key_command or "")
+            self.query_one("#bot-key-label", Input).value = bot.key_label or ""
         self._warn("#bot-key-warning", bot_key)
         self._temperature()  # a saved value out of its provider's range is said at once
 
@@ -229,6 +245,14 @@ class ConfigPane(VerticalScroll):
         if event.select.id == "bot-model" and event.value != Select.BLANK:
             self._model = str(event.value)
         self._report()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "bot-key-command":
+            event.stop()
+            self.post_message(self.BotKeyChoiceEdited(command=event.value))
+        elif event.input.id == "bot-key-label":
+            event.stop()
+            self.post_message(self.BotKeyChoiceEdited(label=event.value))
 
     def on_key_field_changed(self, event: KeyField.Changed) -> None:
         event.stop()
