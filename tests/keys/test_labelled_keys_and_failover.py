@@ -158,6 +158,15 @@ def test_every_key_shows_its_health_after_401_402_and_429() -> None:
     assert "no credit" in rows["work"]
     assert " ok " in rows["spare"]
     assert "s ago" in rows["spare"]  # last used
+    # No piece of any of the three keys in any file but the key store: not in the database
+    # (health is kept by fingerprint), the request log, the logs.
+    written = [p for p in app_paths().config_dir.rglob("*") if p.is_file()]
+    for key in (DEFAULT_KEY, WORK_KEY, SPARE_KEY):
+        pieces = [key[i : i + 8] for i in range(len(key) - 7)]
+        for path in written:
+            if path.name != "keys.json":
+                text = path.read_bytes().decode("utf-8", errors="replace")
+                assert not [piece for piece in pieces if piece in text], path
 
 
 def test_a_conversation_stays_on_the_key_that_last_answered_it() -> None:
