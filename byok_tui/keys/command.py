@@ -75,13 +75,15 @@ class KeyCommands:
 
     def __init__(
         self,
-        environ: Mapping[str, str],
+        environ: Mapping[str, str] | Callable[[], Mapping[str, str]],
         *,
         cache_seconds: float = DEFAULT_CACHE_SECONDS,
         timeout: float = COMMAND_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._environ = dict(environ)
+        # A callable is called when the first command runs: working out an environment with
+        # no key in it scans every variable, which start-up must not wait for.
+        self._environ = environ
         self.cache_seconds = cache_seconds
         self._timeout = timeout
         self._clock = clock
@@ -127,7 +129,7 @@ class KeyCommands:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=self._environ,
+                env=dict(self._environ() if callable(self._environ) else self._environ),
                 start_new_session=True,  # its own process group: a time-out ends all of it
             )
         except FileNotFoundError:

@@ -93,7 +93,7 @@ class ProviderClient:
 
         # Key commands run with no provider key in their environment.
         self.key_commands = KeyCommands(
-            child_environment(self._environ),
+            lambda: child_environment(self._environ),
             cache_seconds=self._config.key_command_cache_seconds(),
         )
         self._http: httpx.AsyncClient | None = None
