@@ -113,8 +113,9 @@ class AppData:
             f"failover:{provider_id}", "save failover", lambda: set_failover(keys, provider_id, on)
         )
 
-    def key_rows(self) -> list[KeyRow]:
-        """Every key of every provider with its health, as `keys list` shows them."""
+    def key_rows(self) -> tuple[list[KeyRow], set[str]]:
+        """Every key of every provider with its health, as `keys list` shows them, and the
+        providers whose failover is on."""
         from byok_tui.key_report import key_rows
         from byok_tui.keys.overview import key_overview
         from byok_tui.registry import providers
@@ -123,12 +124,8 @@ class AppData:
         services, book = self._context.services, self._context.db.key_health
         overview = key_overview(providers(), services.keys, services.environ)
         reminder = services.config.key_reminder_days()
-        return key_rows(overview, book.all(), book.set_times(), time.time(), reminder)
-
-    def failover_providers(self) -> set[str]:
-        from byok_tui.keys.index import read_index
-
-        return set(read_index(self._context.services.keys).failover)
+        rows = key_rows(overview, book.all(), book.set_times(), time.time(), reminder)
+        return rows, set(overview.failover)
 
     def save_bot_key_choice(
         self, bot_id: int, *, command: str | None = None, label: str | None = None

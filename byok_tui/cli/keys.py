@@ -18,7 +18,14 @@ from byok_tui.cli.chat import provider_argument
 from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.base import DEFAULT_LABEL, check_label
-from byok_tui.keys.index import check_command, read_index, remove_key, save_key, set_failover
+from byok_tui.keys.index import (
+    check_command,
+    read_index,
+    remove_key,
+    save_key,
+    set_failover,
+    slot_of,
+)
 from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
 from byok_tui.registry import (
@@ -223,8 +230,7 @@ def _get(args: argparse.Namespace) -> int:
     store, entry = _entry_of(args)
     value = store.get(entry)
     _print_notices(store)
-    slot = "" if args.label == DEFAULT_LABEL else args.label
-    command = read_index(store).command(args.provider.id, slot)
+    command = read_index(store).command(args.provider.id, slot_of(args.label))
     if value is None and command:
         print(
             f"byok-tui: {entry} comes from a command, which byok-tui runs when the key is "

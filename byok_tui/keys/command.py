@@ -99,14 +99,6 @@ class KeyCommands:
                 return None
             return held[1]
 
-    def forget(self, command: str | None = None) -> None:
-        """Drop what a command printed (all commands when None): the next use runs it."""
-        with self._lock:
-            if command is None:
-                self._held.clear()
-            else:
-                self._held.pop(command, None)
-
     def run(self, command: str, what: str) -> str:
         """The key `command` prints (held, or printed now). `what` names the key in errors
         ("the OpenAI key"). Blocks for up to the time limit: never call it on the event loop."""

@@ -86,7 +86,8 @@ def check_command(raw: str) -> str:
     return command
 
 
-def _slot(label: str) -> str:
+def slot_of(label: str) -> str:
+    """Where a label's command is kept in the index: "" for the default key."""
     return "" if label == DEFAULT_LABEL else label
 
 
@@ -96,7 +97,7 @@ def save_key(
     """Store a provider's key (`key`) or the command that prints it (`command`), under the
     default entry or a label: one replaces the other, and a label joins the index."""
     index = read_index(store)
-    slot = _slot(label)
+    slot = slot_of(label)
     commands = index.commands.setdefault(provider_id, {})
     if command:
         commands[slot] = check_command(command)
@@ -115,7 +116,7 @@ def remove_key(store: KeyStore, entry: str, provider_id: str, label: str) -> boo
     """Remove a key, its command and its label; True when there was any."""
     removed = store.delete(entry)
     index = read_index(store)
-    slot = _slot(label)
+    slot = slot_of(label)
     removed = index.commands.get(provider_id, {}).pop(slot, None) is not None or removed
     removed = slot in index.labels.get(provider_id, []) or removed
     index.labels[provider_id] = [x for x in index.labels.get(provider_id, []) if x != slot]

@@ -132,11 +132,6 @@ class ProviderClient:
     def _read_timeout(self, provider: Provider) -> float:
         return self._timeouts.read if provider.needs_key else self._timeouts.read_local
 
-    def resolve(self, provider: Provider, *, bot_key: str | None = None) -> ResolvedKey:
-        """The key the next call to `provider` would use (read now, never cached). A key
-        printed by a command comes back unrun (`needs_running`): see `key_for`."""
-        return resolve_key(provider, self._store, bot_key=bot_key, environ=self._environ)
-
     def failover_on(self, provider: Provider) -> bool:
         """Whether the user turned on failover between `provider`'s keys."""
         from byok_tui.keys.index import read_index

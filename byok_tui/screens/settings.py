@@ -142,7 +142,7 @@ class SettingsScreen(Screen[None]):
             stored = self.data.stored_keys(keyed)
             spends = [self.data.spend(p.id) for p in keyed]
             budgets, limits = self.data.budget_lines(), self.data.stated_limits()
-            keys, failover = self.data.key_rows(), self.data.failover_providers()
+            keys, failover = self.data.key_rows()
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return

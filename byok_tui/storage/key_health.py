@@ -7,7 +7,6 @@ so a key that is changed starts afresh: a key found invalid is skipped only unti
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from typing import TYPE_CHECKING
 
@@ -47,8 +46,25 @@ class KeyHealthBook:
         """What one request's answer said of the key it carried."""
         if record.key_fingerprint is None or record.key_name is None:
             return
+        provider, name = clean_line(record.provider)[:64], clean_line(record.key_name)[:64]
+        said = state_after(record)
         with self._store.transaction() as db:
-            note_in(db, record)
+            row = db.execute(
+                "SELECT state, until, checked FROM key_health"
+                " WHERE provider = ? AND fingerprint = ?",
+                (provider, record.key_fingerprint),
+            ).fetchone()
+            state, until, checked = tuple(row) if row else ("unknown", None, None)
+            if said is not None:
+                (state, until), checked = said, record.started
+            db.execute(
+                "INSERT INTO key_health"
+                " (provider, fingerprint, name, state, until, checked, last_used)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(provider, fingerprint) DO UPDATE SET"
+                " name = excluded.name, state = excluded.state, until = excluded.until,"
+                " checked = excluded.checked, last_used = excluded.last_used",
+                (provider, record.key_fingerprint, name, state, until, checked, record.started),
+            )
 
     def of_provider(self, provider: str) -> list[KeyHealth]:
         """The provider's keys as their answers left them, the most recently used first."""
@@ -84,25 +100,3 @@ class KeyHealthBook:
                 except ValueError:
                     continue
         return found
-
-
-def note_in(db: sqlite3.Connection, record: RequestRecord) -> None:
-    """`KeyHealthBook.note` inside the caller's transaction."""
-    if record.key_fingerprint is None or record.key_name is None:
-        return
-    provider, name = clean_line(record.provider)[:64], clean_line(record.key_name)[:64]
-    said = state_after(record)
-    row = db.execute(
-        "SELECT state, until, checked FROM key_health WHERE provider = ? AND fingerprint = ?",
-        (provider, record.key_fingerprint),
-    ).fetchone()
-    state, until, checked = tuple(row) if row else ("unknown", None, None)
-    if said is not None:
-        (state, until), checked = said, record.started
-    db.execute(
-        "INSERT INTO key_health (provider, fingerprint, name, state, until, checked, last_used)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(provider, fingerprint) DO UPDATE SET"
-        " name = excluded.name, state = excluded.state, until = excluded.until,"
-        " checked = excluded.checked, last_used = excluded.last_used",
-        (provider, record.key_fingerprint, name, state, until, checked, record.started),
-    )
