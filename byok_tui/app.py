@@ -220,6 +220,7 @@ class ByokApp(App[None]):
         import os
         import time
 
+        from byok_tui.custom_providers import provider_tables
         from byok_tui.services import known_keys
         from byok_tui.storage.transfer import export_all
 
@@ -228,7 +229,7 @@ class ByokApp(App[None]):
         services, store = self._opened.services, self._opened.db
         folder = services.paths.data_dir / "exports"
         try:
-            data = export_all(store, known_keys(services))
+            data = export_all(store, known_keys(services), provider_tables(services.config))
             ensure_private_dir(folder)
             path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

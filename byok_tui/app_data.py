@@ -34,6 +34,7 @@ from byok_tui.chat_state import (
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
+from byok_tui.registry import get_provider
 from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from byok_tui.providers.balance import Balance
     from byok_tui.providers.types import ListedModel, StreamEvent
     from byok_tui.records import Bot, BotConfig, Budget, Conversation, KeyOverview, Spend
-    from byok_tui.registry import Provider
+    from byok_tui.registry import KeyUse, Provider
     from byok_tui.services import AppContext
     from byok_tui.usage_report import UsageOverview
 
@@ -216,6 +217,45 @@ class AppData:
     def create_conversation(self, bot_id: int, title: str) -> Conversation:
         db = self._context.db
         return self._run("create-conversation", lambda: db.create_conversation(bot_id, title))
+
+    def add_provider(
+        self,
+        provider_id: str,
+        *,
+        name: str,
+        base_url: str,
+        models: tuple[str, ...] = (),
+        key: KeyUse = "required",
+    ) -> Provider:
+        """Define an OpenAI-compatible provider in the config file; from now on it is a
+        provider like the others. Raises ConfigError when it cannot be one."""
+        from byok_tui.custom_providers import CustomDefinition, add_definition
+
+        definition = CustomDefinition(
+            id=provider_id.strip().lower(),
+            base_url=base_url.strip(),
+            name=name.strip(),
+            models=tuple((m, m) for m in models),
+            key=key,
+        )
+        self._run(
+            "config", lambda: add_definition(self._context.services.paths.config_file, definition)
+        )
+        self._reload_config()
+        return get_provider(definition.id)
+
+    def remove_provider(self, provider_id: str) -> None:
+        """Take a provider the user defined out of the config file (its key stays stored)."""
+        from byok_tui.custom_providers import remove_definition
+
+        path = self._context.services.paths.config_file
+        self._run("config", lambda: remove_definition(path, provider_id))
+        self._reload_config()
+
+    def _reload_config(self) -> None:
+        from byok_tui.services import reload_config
+
+        self._context.services = reload_config(self._context.services)
 
     # Reads: each after the writes queued before it -----------------------------------------
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from byok_tui.budgets import free_quota, period_start, standings
+from byok_tui.config import ConfigError
 from byok_tui.keys import (
     KeyStore,
     KeyStoreError,
@@ -20,6 +21,7 @@ from byok_tui.keys import (
 )
 from byok_tui.keys.overview import KeySnapshot, read_keys
 from byok_tui.keys.resolve import NoSuchLabelError
+from byok_tui.providers import endpoints
 from byok_tui.records import Bot, Conversation, KeyOverview, Message, Spend
 from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
@@ -100,6 +102,7 @@ class ChatState:
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
     spend: Spend
     limits: dict[str, str]  # provider id → what its rate limits say, when it matters
+    lost_provider: str | None = None  # the bot's provider, not defined any more: it moved
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -140,7 +143,14 @@ def key_in_use(context: AppContext, bot: Bot, keys: KeyStore | None = None) -> K
         return KeyInUse(error.message, found=False)
     except KeyStoreError as error:
         return KeyInUse(error.one_line(), found=False)
+    try:
+        url = endpoints.base_url(provider, context.services.environ, context.services.config)
+    except ConfigError as error:
+        return KeyInUse(error.one_line(), found=False)
     line = resolved.describe()
+    going_to = endpoints.destination(provider, url)
+    if going_to is not None:
+        line += f" → {going_to}"
     if provider.needs_key:
         # What its last answers said of it: by the key itself, or (a command's, not run
         # here) by its name.
@@ -166,6 +176,24 @@ def _starting_bot(context: AppContext, keys: KeyStore) -> tuple[Bot, int | None]
     return default_bot(context.services, store, keys), None
 
 
+def _with_a_known_provider(context: AppContext, bot: Bot, keys: KeyStore) -> tuple[Bot, str | None]:
+    """`bot`, moved to the starting provider when its own is not defined any more (a provider
+    the user defined, removed from the config file): the bot stays usable, and the screen says
+    so. Returns the bot and the id of the provider it lost (None when it lost none)."""
+    from dataclasses import replace
+
+    from byok_tui.registry import UnknownProviderError
+    from byok_tui.services import starting_provider
+
+    try:
+        get_provider(bot.config.provider)
+    except UnknownProviderError:
+        start = starting_provider(context.services, keys)
+        config = replace(bot.config, provider=start.id, model=start.default_model)
+        return context.db.update_bot(bot.id, config), bot.config.provider
+    return bot, None
+
+
 def read_state(
     context: AppContext,
     bot_id: int | None = None,
@@ -183,6 +211,7 @@ def read_state(
         bot, conversation_id = _starting_bot(context, keys)
     else:
         bot = store.bot(bot_id)
+    bot, lost = _with_a_known_provider(context, bot, keys)
     followed = follow_first_key(services, store, bot, keys)
     moved_to = followed.config.provider if followed.config != bot.config else None
     bot = followed
@@ -209,6 +238,7 @@ def read_state(
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
         moved_to=moved_to,
+        lost_provider=lost,
         spend=read_spend(context, bot.config.provider, bot.config.model),
         limits=limit_notes(context),
     )

@@ -43,7 +43,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact_keys
-from byok_tui.registry import Provider, get_provider
+from byok_tui.registry import Provider, UnknownProviderError, get_provider
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
@@ -56,6 +56,22 @@ def title_for(first_message: str | None) -> str:
     before it is shortened (a cut key would no longer be recognised, and leak in part)."""
     line = redact_keys(" ".join((first_message or "").split())) or "New chat"
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+
+
+class NoModelError(ByokError):
+    """No model is chosen, and the provider has no default (one the user defined, without
+    models): refused before any request."""
+
+    kind = ErrorKind.USAGE
+
+
+def check_model(provider: Provider, model: str) -> None:
+    if not model.strip():
+        raise NoModelError(
+            f"No model chosen for {provider.display_name}",
+            remedy=f"Choose one (ask -m MODEL, or the bot's settings); `byok-tui models "
+            f"{provider.id} --refresh` lists what it serves.",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +231,10 @@ class ConversationService:
         """
         store = self._store
         config = config or bot.config
-        provider = get_provider(config.provider)
+        try:
+            provider = get_provider(config.provider)
+        except UnknownProviderError as error:  # one the user defined, removed since
+            raise ByokError(str(error), remedy=error.remedy) from None
         if text is not None:
             store.add_message(conversation.id, "user", text)
         own = config.provider == bot.config.provider
@@ -238,11 +257,13 @@ class ConversationService:
 
         try:
             check_settings(provider, config.temperature, config.max_tokens)
+            check_model(provider, config.model)
             if provider.needs_key and not over_budget:  # the local runtime costs nothing
                 check_budgets(store, provider.id, config.model)
             key = await self._client.key_for(provider, bot=bot_choice, label=key_label)
         except (
             SettingOutOfRangeError,
+            NoModelError,
             BudgetReachedError,
             FreeQuotaReachedError,
             NoApiKeyError,

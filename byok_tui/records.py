@@ -151,6 +151,7 @@ class KeySource(StrEnum):
     LABELLED = "labelled"
     ENVIRONMENT = "environment"
     LOCAL_RUNTIME = "local runtime"
+    NONE = "no key"  # a provider whose key is optional, called without one
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +174,8 @@ class KeyStatus:
             return "no key"
         if self.source is KeySource.LOCAL_RUNTIME:
             return "local runtime, no key"
+        if self.source is KeySource.NONE:
+            return "no key (optional)"
         if self.source is KeySource.ENVIRONMENT:
             return f"environment ({self.origin})"
         if self.program:

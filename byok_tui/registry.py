@@ -1,4 +1,5 @@
-"""The provider registry: every fact about a provider, read from `providers.toml`.
+"""The provider registry: every fact about a provider, read from `providers.toml`, and the
+providers the user defined (custom OpenAI-compatible endpoints, from the config file).
 
 Nothing else in byok-tui lists providers; code that needs the list calls `providers()`.
 Never imports Textual or httpx.
@@ -14,7 +15,12 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 ProviderKind = Literal["remote", "local"]
+# Whether a user-defined provider takes a key: must have one, may have one, or never does.
+KeyUse = Literal["required", "optional", "none"]
+KEY_USES: tuple[KeyUse, ...] = ("required", "optional", "none")
 T = TypeVar("T")
+# A user-defined provider's id: it names its key's entry (`app-apikey-<id>`), so no colon.
+CUSTOM_ID = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
 # A provider's ranges unless its entry says otherwise: the OpenAI format's temperature, and
 # any reply length a model could be asked for.
@@ -23,7 +29,13 @@ MAX_TOKENS_RANGE = (1, 1_000_000)
 
 
 class UnknownProviderError(ValueError):
-    """A provider id that the registry does not know."""
+    """A provider id that the registry does not know (one the user defined may have been
+    removed from the config file since a bot chose it)."""
+
+    remedy = (
+        "`byok-tui provider list` shows the providers you defined; `byok-tui provider add` "
+        "defines one."
+    )
 
     def __init__(self, provider_id: str) -> None:
         self.provider_id = provider_id
@@ -69,10 +81,19 @@ class Provider:
     models: tuple[Model, ...]
     balance_path: str = ""  # below the base URL: where a key's credit is stated ("": nowhere)
     balance_shape: str = ""  # how that answer is read (providers/balance.py)
+    custom: bool = False  # defined by the user in the config file, not built in
+    key_optional: bool = False  # takes a key, but is called without one when none is set
 
     @property
     def needs_key(self) -> bool:
+        """Whether the provider takes a key (one is set for it; maybe not required)."""
         return self.kind == "remote"
+
+    @property
+    def key_use(self) -> KeyUse:
+        if not self.needs_key:
+            return "none"
+        return "optional" if self.key_optional else "required"
 
     def model(self, model_id: str) -> Model:
         """The registry's entry for `model_id`, or one with this provider's defaults."""
@@ -193,11 +214,83 @@ def _parse(entry: dict[str, object]) -> Provider:
 
 
 @cache
-def providers() -> tuple[Provider, ...]:
-    """All providers, in the registry's order (remote providers first, then local runtimes)."""
-    raw = Path(__file__).with_name("providers.toml").read_text(encoding="utf-8")
-    entries = tomllib.loads(raw)["provider"]
+def _registry_file() -> dict[str, object]:
+    return tomllib.loads(Path(__file__).with_name("providers.toml").read_text(encoding="utf-8"))
+
+
+@cache
+def builtin_providers() -> tuple[Provider, ...]:
+    """The providers byok-tui knows of itself, in the registry's order."""
+    entries = _field(_registry_file(), "provider", list)
     return tuple(_parse(entry) for entry in entries)
+
+
+_custom: tuple[Provider, ...] = ()
+
+
+def providers() -> tuple[Provider, ...]:
+    """All providers: the built-in ones in the registry's order (remote providers first, then
+    local runtimes), then those the user defined, in the config file's order."""
+    return builtin_providers() + _custom
+
+
+def use_custom_providers(found: tuple[Provider, ...]) -> None:
+    """The user-defined providers from now on (read from the config file at start, and
+    again when one is added or removed)."""
+    global _custom
+    _custom = found
+
+
+def custom_provider(
+    provider_id: str,
+    *,
+    name: str,
+    base_url: str,
+    models: tuple[tuple[str, str], ...] = (),
+    key: KeyUse = "required",
+    default_model: str = "",
+) -> Provider:
+    """A user-defined OpenAI-compatible provider: the registry's template for the kind, with
+    the user's id, name, base URL, models ((id, name) pairs) and key setting. Raises
+    ValueError for an id that is malformed or is a built-in provider's."""
+    if not CUSTOM_ID.fullmatch(provider_id):
+        raise ValueError(
+            f"{provider_id!r} is not a provider id: 1-32 lower-case letters, digits, '-' or "
+            "'_', starting with a letter"
+        )
+    if provider_id in {p.id for p in builtin_providers()}:
+        raise ValueError(f"{provider_id!r} is a built-in provider; choose another id")
+    templates = _field(_registry_file(), "custom", dict)
+    template = _field(templates, "openai-compatible", dict)
+    temperature = _field(template, "accepts_temperature", bool, True)
+    listed = tuple(
+        Model(id=model_id, display_name=shown or model_id, family="") for model_id, shown in models
+    )
+    return Provider(
+        id=provider_id,
+        display_name=name or provider_id,
+        kind="local" if key == "none" else "remote",
+        family=_field(template, "family", str),
+        base_url=base_url.rstrip("/"),
+        key_carrier="none" if key == "none" else _key_carrier(_field(template, "key_carrier", str)),
+        env_vars=(),
+        key_hint="the key this server's operator gave you",
+        key_pattern="",
+        console_url=base_url,
+        free_tier="",
+        auth_remedy="",
+        start_remedy=f"Make sure the server at {base_url} is running.",
+        default_model=default_model or (listed[0].id if listed else ""),
+        token_param=_field(template, "token_param", str),
+        accepts_temperature=temperature,
+        temperature_range=TEMPERATURE_RANGE,
+        max_tokens_range=MAX_TOKENS_RANGE,
+        stream_usage_option=_field(template, "stream_usage_option", bool, False),
+        public_model_list=_field(template, "public_model_list", bool, True),
+        models=listed,
+        custom=True,
+        key_optional=key == "optional",
+    )
 
 
 def provider_ids() -> tuple[str, ...]:

@@ -30,9 +30,28 @@ class Services:
 
 
 def open_services(environ: Mapping[str, str] | None = None) -> Services:
+    """Paths, key store and config; the providers the config file defines join the registry
+    (ConfigError when a definition is not valid)."""
     env = os.environ if environ is None else environ
     paths = app_paths(env)
-    return Services(paths, open_key_store(paths, env), load_config(paths.config_file), env)
+    config = load_config(paths.config_file)
+    use_config_providers(config)
+    return Services(paths, open_key_store(paths, env), config, env)
+
+
+def use_config_providers(config: Config) -> None:
+    """The providers `config` defines are the registry's user-defined ones from now on."""
+    from byok_tui.custom_providers import custom_providers
+    from byok_tui.registry import use_custom_providers
+
+    use_custom_providers(custom_providers(config))
+
+
+def reload_config(services: Services) -> Services:
+    """`services` with the config file read again (a provider was added or removed)."""
+    config = load_config(services.paths.config_file)
+    use_config_providers(config)
+    return replace(services, config=config)
 
 
 def open_store(services: Services) -> Store:

@@ -16,7 +16,7 @@ import pytest_textual_snapshot
 from byok_tui.keys import KeyStore, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.redaction import forget_secrets
-from byok_tui.registry import providers
+from byok_tui.registry import providers, use_custom_providers
 from tests.support.isolated_keyring import IsolatedKeyring
 from tests.support.provider_server import ProviderServer, provider_server
 from tests.support.snapshots import REPO_ROOT, SNAPSHOT_DIR
@@ -59,9 +59,11 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     previous_keyring = keyring.get_keyring()
     keyring.set_keyring(IsolatedKeyring())
     forget_secrets()
+    use_custom_providers(())  # no provider defined by another test's config file
     yield home
     keyring.set_keyring(previous_keyring)
     forget_secrets()
+    use_custom_providers(())
 
 
 @pytest.fixture

@@ -145,6 +145,39 @@ def test_settings_with_some_keys_set(snap_compare: Any) -> None:
     assert snap_compare(make_app(), terminal_size=(120, 60), run_before=open_settings)
 
 
+def test_settings_with_providers_of_your_own(snap_compare: Any) -> None:
+    """Settings scrolled to its foot: two providers the user defined, each titled "your own,
+    at <base URL>" with a Remove provider button; Together takes a key (masked in its field,
+    the hint that it goes only there); LM Studio takes none (no key field, "not checked" and
+    a Check button: it is not asked anything unasked); then the Add provider form (id, name,
+    base URL, models, the key choice and the button)."""
+    from byok_tui.custom_providers import CustomDefinition, add_definition
+
+    config = app_paths().config_file
+    add_definition(
+        config,
+        CustomDefinition(
+            "together",
+            "https://api.together.xyz/v1",
+            "Together",
+            (("meta-llama/Llama-3.3-70B-Instruct-Turbo",) * 2,),
+        ),
+    )
+    add_definition(
+        config, CustomDefinition("lmstudio", "http://127.0.0.1:9/v1", "LM Studio", key="none")
+    )
+    open_key_store(app_paths()).set(entry_name("together"), "tgp_v1_" + "t" * 40)
+
+    async def open_settings(pilot: Pilot[None]) -> None:
+        await settled(pilot)
+        await pilot.press("ctrl+s")
+        await settled(pilot)
+        pilot.app.screen.query_one("#settings").scroll_end(animate=False)
+        await settled(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(120, 50), run_before=open_settings)
+
+
 def test_config_pane_with_a_per_bot_key_and_a_mismatch_warning(snap_compare: Any) -> None:
     """The config pane with a per-bot key set (masked): the line says the next message uses
     the per-bot key (first and last four characters only), at the foot of the pane, in view

@@ -7,6 +7,7 @@ report without local variables.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -18,6 +19,7 @@ from byok_tui import __version__
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.logs import LOG_ENV, configure_logging
 from byok_tui.paths import HOME_ENV, app_paths
+from byok_tui.registry import UnknownProviderError
 from byok_tui.sanitize import strip_terminal_controls
 
 if TYPE_CHECKING:
@@ -58,14 +60,16 @@ examples:
   byok-tui models --refresh         registry models plus those your keys can use
   byok-tui keys set openai          asks for the key (hidden input)
   pbpaste | byok-tui keys set groq  reads the key from standard input
-  byok-tui keys list                every provider, its key state and source"""
+  byok-tui keys list                every provider, its key state and source
+  byok-tui provider add lmstudio --base-url http://127.0.0.1:1234/v1 --no-key
+                                    any OpenAI-compatible server as a provider"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
     from byok_tui.bindings import help_text
-    from byok_tui.cli import account, chat, data, keys, spend
+    from byok_tui.cli import account, chat, data, keys, provider, spend
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -87,7 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_parsers(commands)
     spend.add_parsers(commands)
     account.add_parsers(commands)
+    provider.add_parsers(commands)
     return parser
+
+
+def _use_config_providers() -> None:
+    """The providers the config file defines, known before the arguments are read (`-p ID`
+    names one). A definition in error is said by the command that needs it, not here: `provider
+    rm` must still be able to remove it."""
+    from byok_tui.config import ConfigError, load_config
+    from byok_tui.services import use_config_providers
+
+    with contextlib.suppress(ConfigError):
+        use_config_providers(load_config(app_paths().config_file))
 
 
 def _run_app() -> int:
@@ -136,6 +152,7 @@ def _guard_output() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments:
+        _use_config_providers()
         args = build_parser().parse_args(arguments)
         command, log_file = args.command, args.log
     else:  # plain `byok-tui`: start the app without loading every subcommand's modules
@@ -152,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ByokError as error:
         print(f"byok-tui: {error.one_line()}", file=sys.stderr)
         return EXIT_USAGE if error.kind is ErrorKind.USAGE else EXIT_ERROR
+    except UnknownProviderError as error:  # a bot's provider, removed from the config file
+        print(f"byok-tui: {error}. {error.remedy}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("byok-tui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

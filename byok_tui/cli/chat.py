@@ -193,7 +193,7 @@ def keep_the_ledger(client: ProviderClient, store: Store) -> None:
 
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.budgets import free_quota, standings
-    from byok_tui.conversation import title_for
+    from byok_tui.conversation import check_model, title_for
     from byok_tui.records import BotConfig
     from byok_tui.services import default_bot, open_store, remember_every_key
 
@@ -216,6 +216,7 @@ def _ask(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens if args.max_tokens is not None else bot.config.max_tokens,
     )
     check_settings(provider, config.temperature, config.max_tokens)  # usage error: exit 2
+    check_model(provider, config.model)
     prompt = _read_prompt(args.prompt)
     if args.estimate:
         from byok_tui.estimate import estimate

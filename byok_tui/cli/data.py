@@ -106,10 +106,11 @@ def _open() -> tuple[Services, Store]:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from byok_tui.custom_providers import provider_tables
     from byok_tui.storage.transfer import export_all
 
     services, store = _open()
-    data = export_all(store, known_keys(services))
+    data = export_all(store, known_keys(services), provider_tables(services.config))
     if args.file is None:
         sys.stdout.buffer.write(data)
         return 0
@@ -121,6 +122,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from byok_tui.custom_providers import import_with_definitions
     from byok_tui.storage.transfer import import_all
 
     path: Path = args.file
@@ -130,16 +132,44 @@ def _import(args: argparse.Namespace) -> int:
         raw = path.read_bytes()
     except OSError as error:
         raise ByokError(f"cannot read {path}: {error.strerror}") from None
-    _services, store = _open()
-    summary = import_all(store, raw)
+    services, store = _open()
+    summary, adopted = import_with_definitions(
+        services.paths.config_file,
+        services.config,
+        raw,
+        lambda: import_all(store, raw),
+        lambda provider_id: _has_stored_key(services, provider_id),
+    )
     print(
         f"Imported {summary.bots_added} bots, {summary.conversations_added} conversations, "
         f"{summary.messages_added} messages, {summary.requests_added} logged requests "
         "(no keys are ever imported)."
     )
+    for definition in adopted.added:
+        print(
+            f"Defined the provider {definition.id} at {definition.base_url} (from the export; "
+            f"no key: set one with `byok-tui keys set {definition.id}` if you trust it)."
+        )
+    for provider_id in adopted.kept:
+        print(f"byok-tui: kept your own definition of {provider_id}", file=sys.stderr)
+    for definition in adopted.refused:
+        print(
+            f"byok-tui: not defined: {definition.id} at {definition.base_url}, since a key is "
+            f"stored here under that id and would go there; add it yourself if you trust it "
+            f"(`byok-tui provider add {definition.id} --base-url {definition.base_url}`)",
+            file=sys.stderr,
+        )
     if summary.dropped_fields:
         print(f"byok-tui: ignored fields: {', '.join(summary.dropped_fields)}", file=sys.stderr)
     return 0
+
+
+def _has_stored_key(services: Services, provider_id: str) -> bool:
+    from byok_tui.keys import entry_name
+    from byok_tui.keys.index import read_index
+
+    index = read_index(services.keys)
+    return bool(services.keys.get(entry_name(provider_id))) or bool(index.labels_of(provider_id))
 
 
 def _list(_args: argparse.Namespace) -> int:

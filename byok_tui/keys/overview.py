@@ -92,7 +92,7 @@ def read_keys(
                 source=resolved.source if resolved else None,
                 origin=resolved.origin if resolved else "",
                 masked=mask_key(resolved.value)
-                if resolved and resolved.source is not KeySource.LOCAL_RUNTIME
+                if resolved and resolved.value and resolved.source is not KeySource.LOCAL_RUNTIME
                 else "",
                 unusable=unusable,
                 program=program_of(resolved.command) if resolved and resolved.command else "",

@@ -37,6 +37,8 @@ class KeySpec(Protocol):
     def env_vars(self) -> tuple[str, ...]: ...
     @property
     def needs_key(self) -> bool: ...
+    @property
+    def key_optional(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,8 @@ class ResolvedKey:
         """Which key the next message uses, with no more of it than `mask_key` shows."""
         if self.source is KeySource.LOCAL_RUNTIME:
             return "local runtime, no key"
+        if self.source is KeySource.NONE:
+            return "no key (this provider's key is optional)"
         if self.source is KeySource.ENVIRONMENT:
             return f"from {self.origin}"
         base = f"{self.label}" if self.source is KeySource.LABELLED else self.source.value
@@ -158,6 +162,8 @@ def resolve_key(
     choice = bot or BotKeyChoice(key=bot_key)
     environ = os.environ if environ is None else environ
     resolved = _resolve(spec, store, choice, label, environ)
+    if resolved is None and spec.key_optional and label is None:
+        return ResolvedKey("", KeySource.NONE, "")  # sent with no key at all
     if resolved is None:
         log.debug("no key for %s", spec.id)
         raise NoApiKeyError(spec)

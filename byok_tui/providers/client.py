@@ -247,7 +247,7 @@ class ProviderClient:
         on_sent: Callable[[], None] | None = None,
     ) -> _OpenResponse:
         split = urlsplit(call.url)  # the query (Gemini's holds the key) is never recorded
-        sent = key if key is not None and key.source is not KeySource.LOCAL_RUNTIME else None
+        sent = key if key and key.value and key.source is not KeySource.LOCAL_RUNTIME else None
         record = RequestRecord(
             started=time.time(),
             provider=provider.id,

@@ -69,7 +69,8 @@ class ChatScreen(Screen[None]):
         self._first_overview = overview
         self._billed_since_load = 0.0  # replies priced since the state was read
         self._typed_while_starting = typed
-        self.local_running: bool | None = None
+        # Whether each local runtime answered its probe (a provider not probed is not here).
+        self.local_running: dict[str, bool] = {}
         self._panes = SidePanes(self)
         self._mounted_pane: ConfigPane | None = None
         # The bot and conversation being opened: (bot id, conversation id), None for the
@@ -91,7 +92,7 @@ class ChatScreen(Screen[None]):
 
     def on_mount(self) -> None:
         if self._first_overview is not None:  # keys were read before the first frame
-            self.query_one(Sidebar).show_providers(self._first_overview, "", None)
+            self.query_one(Sidebar).show_providers(self._first_overview, "", {})
         composer = self.query_one(Composer)
         if self._typed_while_starting:
             composer.insert(self._typed_while_starting)
@@ -164,7 +165,8 @@ class ChatScreen(Screen[None]):
     async def _check_local_runtime(self) -> None:
         from byok_tui.registry import providers
 
-        local = [p for p in providers() if not p.needs_key]
+        # Only the built-in runtime: a server the user defined is called when they use it.
+        local = [p for p in providers() if not p.needs_key and not p.custom]
         if not local:
             return
         # httpx is imported lazily (start-up does not pay for it); import it off the event
@@ -176,7 +178,7 @@ class ChatScreen(Screen[None]):
             running = True
         except ByokError:
             running = False
-        self.post_message(LocalRuntimeChecked(running))
+        self.post_message(LocalRuntimeChecked(local[0].id, running))
 
     def on_state_load_failed(self, message: StateLoadFailed) -> None:
         if message.generation == self._load_generation:
@@ -206,6 +208,15 @@ class ChatScreen(Screen[None]):
         if state.moved_to is not None:
             provider = get_provider(state.moved_to).display_name
             self.notify(f"The Default bot now uses {provider}, the provider of the key you added.")
+        if state.lost_provider is not None:
+            now = get_provider(state.bot.config.provider).display_name
+            self.notify(
+                f"The bot {state.bot.name} used the provider {state.lost_provider}, which is "
+                f"not defined any more; it now uses {now}. Define it again (Settings, or "
+                "`byok-tui provider add`) and choose it in the bot's settings to go back.",
+                severity="warning",
+                timeout=20,
+            )
         if state.unsent and self._column.give_back_unsent(state.unsent):
             self.notify("A message that was not sent before byok-tui closed is back below.")
         self._remember_opened()
@@ -231,11 +242,9 @@ class ChatScreen(Screen[None]):
             self.data.remember_opened(*opened)
 
     def on_local_runtime_checked(self, message: LocalRuntimeChecked) -> None:
-        self.local_running = message.running
+        self.local_running[message.provider_id] = message.running
         self._show_providers()
-        local = (
-            self.state is not None and not get_provider(self.state.bot.config.provider).needs_key
-        )
+        local = self.state is not None and self.state.bot.config.provider == message.provider_id
         if local and message.running:
             self._reload()  # its model list now holds the models it has
 

@@ -29,6 +29,7 @@ class StateLoadFailed(Message):
 
 @dataclass
 class LocalRuntimeChecked(Message):
+    provider_id: str
     running: bool
 
 

@@ -1,4 +1,5 @@
-"""Settings > API Keys: every provider from the registry, each key saved on input.
+"""Settings > API Keys: every provider from the registry, each key saved on input, and the
+providers the user defines (added and removed here).
 
 Saving never asks the provider (no hidden calls); "Test key" is an explicit request to its model
 list (and, where the provider states one, its balance); "Check balance" asks for the balance.
@@ -26,8 +27,10 @@ from byok_tui.pricing import spend_lines
 from byok_tui.records import Budget, Spend
 from byok_tui.redaction import REDACTED
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.key_field import KeyField
+from byok_tui.widgets.provider_form import ProviderForm
 
 
 def models_brief(provider: Provider) -> str:
@@ -43,7 +46,15 @@ class ProviderRow(Vertical):
 
     def compose(self) -> ComposeResult:
         provider = self.provider
-        yield Label(Text.assemble((provider.display_name, "bold"), "  ", (provider.id, "dim")))
+        title = Text.assemble((provider.display_name, "bold"), "  ", (provider.id, "dim"))
+        if provider.custom:
+            with Horizontal(classes="title-line"):
+                yield Label(title.append(f"  your own, at {provider.base_url}", "dim"))
+                yield Button(
+                    "Remove provider", classes="remove-provider", name=provider.id, compact=True
+                )
+        else:
+            yield Label(title)
         if provider.models:
             yield Static(Text(models_brief(provider)), classes="models")
         if provider.needs_key:
@@ -70,13 +81,24 @@ class ProviderRow(Vertical):
             yield Static(classes="limits")
             yield Static(classes="balance")
             hint = f"Format: {provider.key_hint} · Get a key: {provider.console_url}"
+            if provider.custom:
+                hint = f"Its key is sent only to {provider.base_url}."
+            if provider.key_optional:
+                hint += " Optional: requests carry none until one is set here."
         else:
+            # A server the user defined is asked only when they press Check (no hidden calls).
+            status, check = (
+                ("not checked", "Check") if provider.custom else ("checking…", "Check again")
+            )
             with Horizontal(classes="key-line"):
-                yield Static(Text("checking…"), classes="local-status")
-                yield Button("Check again", classes="test-key", name=provider.id, compact=True)
+                yield Static(Text(status), classes="local-status")
+                yield Button(check, classes="test-key", name=provider.id, compact=True)
             hint = f"No key needed · Install: {provider.console_url}"
+            if provider.custom:
+                hint = "No key: requests to it carry no Authorization header."
         yield Static(Text(hint), classes="hint")
-        yield Static(Text(provider.free_tier), classes="hint")
+        if provider.free_tier:
+            yield Static(Text(provider.free_tier), classes="hint")
         yield Static(classes="test-result")
 
 
@@ -90,6 +112,20 @@ class KeysRead(Message):
     limits: dict[str, list[str]]  # per provider, the rate limits last stated
     keys: list[KeyRow]  # every key of every provider, with its health
     failover: set[str]  # providers whose failover between keys is on
+
+
+@dataclass
+class ProviderAdded(Message):
+    """A provider the user defined is now one of the providers (or why it is not)."""
+
+    provider: Provider | None
+    problem: str = ""
+
+
+@dataclass
+class ProviderRemoved(Message):
+    provider_id: str
+    problem: str = ""
 
 
 @dataclass
@@ -126,13 +162,15 @@ class SettingsScreen(Screen[None]):
             yield Label("Providers", classes="subsection-title")
             for provider in providers():
                 yield ProviderRow(provider)
+            yield Label("Add provider", classes="subsection-title", id="add-provider-title")
+            yield ProviderForm(id="provider-form")
         yield Footer()
 
     def on_mount(self) -> None:
         self.app.sub_title = "Settings"
         self._load_keys()
         for provider in providers():
-            if not provider.needs_key:
+            if not provider.needs_key and not provider.custom:
                 self._test(provider.id)
 
     @work(thread=True, exclusive=True, group="settings-load")
@@ -229,6 +267,69 @@ class SettingsScreen(Screen[None]):
         self.data.set_failover(provider_id, event.value)
         state = "on" if event.value else "off"
         self.notify(f"Failover between {get_provider(provider_id).display_name}'s keys is {state}.")
+
+    def on_provider_form_submitted(self, message: ProviderForm.Submitted) -> None:
+        self._add_provider(message)
+
+    @work(thread=True, group="providers")
+    def _add_provider(self, asked: ProviderForm.Submitted) -> None:
+        try:
+            provider = self.data.add_provider(
+                asked.provider_id,
+                name=asked.name,
+                base_url=asked.base_url,
+                models=asked.models,
+                key=asked.key,
+            )
+        except ByokError as error:
+            self.post_message(ProviderAdded(None, error.one_line()))
+            return
+        self.post_message(ProviderAdded(provider))
+
+    async def on_provider_added(self, message: ProviderAdded) -> None:
+        form = self.query_one(ProviderForm)
+        if message.provider is None:
+            form.show_problem(f"✗ Not added: {message.problem}")
+            return
+        form.show_problem("")
+        provider = message.provider
+        await self.query_one("#settings").mount(
+            ProviderRow(provider), before=self.query_one("#add-provider-title")
+        )
+        said = "it takes no key" if not provider.needs_key else "set its key in its row"
+        self.notify(f"{provider.display_name} is added: {said}.")
+        self._load_keys()
+        self._row(provider.id).scroll_visible()
+
+    @on(Button.Pressed, ".remove-provider")
+    def _remove_pressed(self, event: Button.Pressed) -> None:
+        provider_id = event.button.name or ""
+
+        def decided(remove: bool | None) -> None:
+            if remove:
+                self._remove_provider(provider_id)
+
+        question = (
+            f"Remove the provider {provider_id}? Its definition leaves the config file; its "
+            f"key, if one is stored, stays (`byok-tui keys rm {provider_id}` removes it)."
+        )
+        self.app.push_screen(ConfirmDialog(question, yes="Remove"), decided)
+
+    @work(thread=True, group="providers")
+    def _remove_provider(self, provider_id: str) -> None:
+        try:
+            self.data.remove_provider(provider_id)
+        except ByokError as error:
+            self.post_message(ProviderRemoved(provider_id, error.one_line()))
+            return
+        self.post_message(ProviderRemoved(provider_id))
+
+    async def on_provider_removed(self, message: ProviderRemoved) -> None:
+        if message.problem:
+            self.notify(f"Not removed: {message.problem}", severity="error")
+            return
+        await self._row(message.provider_id).remove()
+        self.notify(f"{message.provider_id} is removed.")
 
     def _row(self, provider_id: str) -> ProviderRow:
         return self.query_one(f"#row-{provider_id}", ProviderRow)

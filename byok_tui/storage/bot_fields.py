@@ -12,7 +12,7 @@ from typing import Any
 
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.records import BotConfig
-from byok_tui.registry import UnknownProviderError, get_provider
+from byok_tui.registry import CUSTOM_ID, UnknownProviderError, get_provider
 from byok_tui.sanitize import has_terminal_controls
 
 NAME_MAX = 100
@@ -77,6 +77,12 @@ def check_bot_fields(data: Any) -> CheckedBot:
     try:
         provider = get_provider(provider_id)
     except UnknownProviderError as error:
+        if CUSTOM_ID.fullmatch(provider_id):  # maybe a provider of the sender's own
+            raise BotInputError(
+                f"unknown provider {provider_id!r}: if the sender defined it, define it here "
+                f"first (`byok-tui provider add {provider_id} --base-url URL`, or Settings > "
+                "Add provider: a bot never says where its provider is), then import it again"
+            ) from None
         raise BotInputError(str(error)) from None
     temperature = data.get("temperature")
     number = isinstance(temperature, int | float) and not isinstance(temperature, bool)

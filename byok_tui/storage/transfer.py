@@ -2,7 +2,8 @@
 never a key.
 
 The export is one versioned JSON document with every bot, conversation, message (with what
-each reply cost), setting, budget and row of the request log, and no key of any kind: no `k`,
+each reply cost), setting, budget, row of the request log and provider the user defined
+(read back by custom_providers.import_with_definitions), and no key of any kind: no `k`,
 no global or environment key, and any known key value that found its way into a message is
 replaced (a request keeps a key's last four characters at most). Import merges by uuid (a
 second import of the same file changes nothing), never reads or writes keys, and changes
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -65,8 +66,11 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def export_all(store: Store, known_keys: Iterable[str]) -> bytes:
-    """Every bot, conversation, message and setting, as JSON bytes without any key."""
+def export_all(
+    store: Store, known_keys: Iterable[str], providers: Mapping[str, Any] | None = None
+) -> bytes:
+    """Every bot, conversation, message and setting, and the definitions of the providers the
+    user defined (`providers`: none holds a key), as JSON bytes without any key."""
     for key in known_keys:
         remember_secret(key)
     bots = store.bots()
@@ -95,6 +99,7 @@ def export_all(store: Store, known_keys: Iterable[str]) -> bytes:
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "providers": dict(providers or {}),
         "bots": [{"uuid": b.uuid, **bot_fields(b.config)} for b in bots],
         "conversations": conversations,
         "settings": store.settings(),

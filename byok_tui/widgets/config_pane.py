@@ -77,15 +77,14 @@ class ConfigPane(VerticalScroll):
         self._models: ModelChoices = []
         self._model = ""  # the model chosen, to go back to if typing one is cancelled
         self._taken_names: set[str] = set()  # the other bots' names: a name is not shared
+        self._provider_choices = [(p.display_name, p.id) for p in providers()]
 
     def compose(self) -> ComposeResult:
         yield Label("Bot name")
         yield Input(id="bot-name")
         yield Static(id="bot-name-warning", classes="warning")
         yield Label("Provider")
-        yield Select(
-            [(p.display_name, p.id) for p in providers()], id="bot-provider", allow_blank=False
-        )
+        yield Select(self._provider_choices, id="bot-provider", allow_blank=False)
         yield Label("Model")
         yield Select([], id="bot-model", allow_blank=True, prompt="choose a model")
         yield Label("System prompt")
@@ -126,6 +125,10 @@ class ConfigPane(VerticalScroll):
         self.set_class(not get_provider(config.provider).needs_key, "keyless")
         with self.prevent(Input.Changed, Select.Changed, TextArea.Changed, KeyField.Changed):
             self.query_one("#bot-name", Input).value = config.name
+            choices = [(p.display_name, p.id) for p in providers()]
+            if choices != self._provider_choices:  # one was defined or removed in Settings
+                self._provider_choices = choices
+                self.query_one("#bot-provider", Select).set_options(choices)
             self.query_one("#bot-provider", Select).value = config.provider
             self.show_models(models, config.model)
             self.query_one("#bot-system", TextArea).text = config.system_prompt

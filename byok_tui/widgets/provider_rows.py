@@ -17,8 +17,10 @@ def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
         return "✗", "invalid key"
     if status.source is KeySource.LOCAL_RUNTIME:
         if local_running is None:
-            return "?", "local runtime"
+            return "?", "no key needed"
         return ("●", "running") if local_running else ("○", "not running")
+    if status.source is KeySource.NONE:
+        return "○", "no key (optional)"
     if status.source is KeySource.GLOBAL:
         return "●", "key set"
     if status.source is KeySource.ENVIRONMENT:

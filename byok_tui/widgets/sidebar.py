@@ -68,14 +68,20 @@ class Sidebar(VerticalScroll):
         self,
         overview: KeyOverview,
         current: str,
-        local_running: bool | None,
+        local_running: Mapping[str, bool],
         limits: Mapping[str, str] | None = None,
     ) -> None:
-        """`limits`: per provider, what its rate limits say when it matters."""
+        """`local_running`: per local runtime probed, whether it answered; `limits`: per
+        provider, what its rate limits say when it matters."""
         notes = limits or {}
         options = [
             Option(
-                provider_label(status, current, local_running, notes.get(status.provider_id, "")),
+                provider_label(
+                    status,
+                    current,
+                    local_running.get(status.provider_id),
+                    notes.get(status.provider_id, ""),
+                ),
                 id=f"provider:{status.provider_id}",
             )
             for status in overview.statuses
