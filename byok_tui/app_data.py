@@ -391,11 +391,20 @@ class AppData:
         *,
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
+        config: BotConfig | None = None,
+        fallback: bool = False,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
-        bot read by `bot()`, which waited for the writes before it."""
+        bot read by `bot()`, which waited for the writes before it. `config` and `fallback`:
+        one of the bot's fallbacks asked instead of its own provider."""
         return self._context.conversations.send(
-            bot, conversation, text, on_sent=on_sent, over_budget=over_budget
+            bot,
+            conversation,
+            text,
+            on_sent=on_sent,
+            over_budget=over_budget,
+            config=config,
+            fallback=fallback,
         )
 
     def close(self) -> None:

@@ -215,6 +215,7 @@ class ConversationService:
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
         key_label: str | None = None,
+        fallback: bool = False,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
 
@@ -227,7 +228,8 @@ class ConversationService:
         of the provider to send with (`ask --key`), over the bot's own choice.
 
         With failover on for the provider, a key refused (401, 402, 429) before any text
-        came is replaced by the next usable one (KeyFailedOver says so).
+        came is replaced by the next usable one (KeyFailedOver says so). `fallback`: `config`
+        is one of the bot's fallbacks (the reply is marked as answered by it).
         """
         store = self._store
         config = config or bot.config
@@ -253,6 +255,7 @@ class ConversationService:
                 provider=provider.id,
                 model=config.model,
                 key_source=key_source,
+                fallback=fallback,
             )
 
         try:

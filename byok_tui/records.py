@@ -24,7 +24,7 @@ MessageStatus = Literal["complete", "partial", "error"]
 @dataclass(frozen=True, slots=True)
 class BotConfig:
     """A bot's shareable configuration: everything but the per-bot key. The fields are in the
-    order of the bots table's columns: the store writes them as `astuple(config)`."""
+    order of the bots table's columns (storage/store.py `bot_values`)."""
 
     name: str
     provider: str
@@ -32,6 +32,8 @@ class BotConfig:
     system_prompt: str = ""
     temperature: float | None = None
     max_tokens: int = 4096
+    # `provider:model`, in order: asked when the provider cannot answer (fallbacks.py).
+    fallbacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,7 @@ class Message:
     reasoning_tokens: int | None = None
     cost_usd: float | None = None  # None: not known (see price)
     price: str | None = None  # the price the cost was worked out with, or why there is none
+    fallback: bool = False  # answered by one of the bot's fallbacks, not its own provider
 
 
 BudgetPeriod = Literal["day", "month"]

@@ -23,6 +23,7 @@ from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.services import Services, open_services
 
 if TYPE_CHECKING:
+    from byok_tui.fallbacks import Fallback
     from byok_tui.providers.client import ProviderClient
     from byok_tui.storage.store import Store
 
@@ -55,7 +56,9 @@ exit status:
 
 Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
 nothing is lost if the connection or the process dies: the app shows it later.
-Without -p: the bot's provider with --bot, else the first provider with a usable key."""
+Without -p: the bot's provider with --bot, else the first provider with a usable key.
+With fallbacks (--fallback, or the bot's with --bot), standard error says which one answered;
+never after a 400, 401 or 403, nor once text arrived."""
 
 
 def _temperature_ranges() -> str:
@@ -108,6 +111,15 @@ def add_parsers(commands: Any) -> None:
         help="send with this labelled key of the provider (`default`: the default key)",
     )
     ask.add_argument("--bot", metavar="NAME", help="use this bot's settings and per-bot key")
+    ask.add_argument(
+        "--fallback",
+        dest="fallbacks",
+        action="append",
+        metavar="PROVIDER:MODEL",
+        help="when the provider is rate-limited, out of credit, failing or unreachable before "
+        "any text, ask this one (with its own key) instead; repeatable, in order (default: "
+        "the bot's fallbacks with --bot)",
+    )
     ask.add_argument(
         "--max-tokens", type=int, help="reply length cap, at least 1 (default: the bot's)"
     )
@@ -255,52 +267,122 @@ async def _stream(
     config: Any,
     args: argparse.Namespace,
 ) -> int:
-    from byok_tui.conversation import ConversationService
-    from byok_tui.key_failover import KeyFailedOver
+    """Send the prompt, then each fallback in turn while the failure is one another provider
+    may not share (fallbacks.py); the exit status is the last attempt's."""
+    from byok_tui.fallbacks import parse_fallbacks
 
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    provider = get_provider(config.provider)
-    reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
+    chosen = args.fallbacks if args.fallbacks else (bot.config.fallbacks if args.bot else ())
+    fallbacks: list[Fallback | None] = [None, *parse_fallbacks(list(chosen))]
+    text: str | None = prompt
     async with _client(services, args.timeout) as client:
         keep_the_ledger(client, store)
-        service = ConversationService(store, client)
         try:
-            sending = service.send(
-                bot,
-                conversation,
-                prompt,
-                config=config,
-                over_budget=args.over_budget,
-                key_label=args.key_label,
-            )
-            async for event in sending:
-                if isinstance(event, TextDelta):
-                    reply.write(event.text)
-                elif isinstance(event, ReasoningDelta) and args.reasoning:
-                    reasoning.write(event.text)
-                elif isinstance(event, KeyFailedOver):
-                    print(f"byok-tui: {event.notice}", file=sys.stderr)
-                elif isinstance(event, RateLimitWait):
-                    print(
-                        f"byok-tui: waiting {event.seconds:.0f} s to stay under "
-                        f"{provider.display_name}'s {event.requests_per_minute} requests "
-                        "per minute",
-                        file=sys.stderr,
-                    )
-        except ByokError as error:  # a provider's answer, no usable key, a failed save
-            reasoning.end()
-            reply.end()
-            print(f"byok-tui: {error.one_line()}", file=sys.stderr)
-            return EXIT_STATUS.get(error.kind, 1)
+            return await _attempts(client, store, bot, conversation, text, config, args, fallbacks)
         except asyncio.CancelledError:
-            reply.end()
             print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
+
+
+async def _attempts(
+    client: ProviderClient,
+    store: Any,
+    bot: Any,
+    conversation: Any,
+    text: str | None,
+    config: Any,
+    args: argparse.Namespace,
+    fallbacks: list[Fallback | None],
+) -> int:
+    from byok_tui.fallbacks import fallback_config, falls_back, short_wait, what_happened
+
+    for number, fallback in enumerate(fallbacks):
+        attempt = config if fallback is None else fallback_config(config, fallback)
+        retried = False
+        while True:
+            error, arrived = await _attempt(
+                client, store, bot, conversation, text, attempt, args, fallback is not None
+            )
+            text = None  # the prompt is stored: later attempts send it again
+            if error is None:
+                if fallback is not None:
+                    print(f"byok-tui: answered by fallback {fallback}", file=sys.stderr)
+                return 0
+            last = number == len(fallbacks) - 1
+            wait = short_wait(error)
+            if last or not falls_back(error, text_arrived=arrived):
+                return EXIT_STATUS.get(error.kind, 1)
+            if wait is not None and not retried:
+                retried = True
+                print(f"byok-tui: waiting {wait:.0f} s, then trying again", file=sys.stderr)
+                await asyncio.sleep(wait)
+                continue
+            print(
+                f"byok-tui: {what_happened(attempt.provider, error)}; "
+                f"trying fallback {fallbacks[number + 1]}",
+                file=sys.stderr,
+            )
+            break
+    return 1  # not reached: the last attempt returns
+
+
+async def _attempt(
+    client: ProviderClient,
+    store: Any,
+    bot: Any,
+    conversation: Any,
+    text: str | None,
+    config: Any,
+    args: argparse.Namespace,
+    fallback: bool,
+) -> tuple[ByokError | None, bool]:
+    """One request, its reply printed as it comes: the error it ended with (None: it ended
+    whole), and whether any text had arrived."""
+    from byok_tui.conversation import ConversationService
+    from byok_tui.key_failover import KeyFailedOver
+
+    provider = get_provider(config.provider)
+    reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
+    service = ConversationService(store, client)
+    arrived = False
+    try:
+        sending = service.send(
+            bot,
+            conversation,
+            text,
+            config=config,
+            over_budget=args.over_budget,
+            key_label=None if fallback else args.key_label,
+            fallback=fallback,
+        )
+        async for event in sending:
+            if isinstance(event, TextDelta):
+                arrived = arrived or bool(event.text)
+                reply.write(event.text)
+            elif isinstance(event, ReasoningDelta) and args.reasoning:
+                reasoning.write(event.text)
+            elif isinstance(event, KeyFailedOver):
+                print(f"byok-tui: {event.notice}", file=sys.stderr)
+            elif isinstance(event, RateLimitWait):
+                print(
+                    f"byok-tui: waiting {event.seconds:.0f} s to stay under "
+                    f"{provider.display_name}'s {event.requests_per_minute} requests "
+                    "per minute",
+                    file=sys.stderr,
+                )
+    except ByokError as error:  # a provider's answer, no usable key, a failed save
+        reasoning.end()
+        reply.end()
+        print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+        return error, arrived
+    except asyncio.CancelledError:
+        reply.end()
+        raise
     reasoning.end()
     reply.end()
-    return 0
+    return None, arrived
 
 
 class _Printer:

@@ -59,7 +59,23 @@ def add_parsers(commands: Any) -> None:
     add.add_argument("-m", "--model", help="default: the provider's default model")
     add.add_argument("--system", default="", metavar="TEXT", help="system prompt")
     add.add_argument("--temperature", type=float, help="within the provider's range")
+    _fallback_argument(add)
     add.set_defaults(run=_add)
+
+    edit = actions.add_parser(
+        "edit",
+        help="change a bot's provider, model, prompt, temperature or fallbacks",
+        description="Change the settings given; the others stay as they are.",
+    )
+    edit.add_argument("name", metavar="NAME")
+    edit.add_argument("-p", "--provider", type=provider_argument)
+    edit.add_argument("-m", "--model", help="default with -p: that provider's default model")
+    edit.add_argument("--system", metavar="TEXT", help="system prompt")
+    edit.add_argument("--temperature", type=float, help="within the provider's range")
+    fallbacks = edit.add_mutually_exclusive_group()
+    _fallback_argument(fallbacks)
+    fallbacks.add_argument("--no-fallbacks", action="store_true", help="remove every fallback")
+    edit.set_defaults(run=_edit)
 
     key = actions.add_parser(
         "key",
@@ -193,6 +209,23 @@ def _list(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _fallback_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--fallback",
+        dest="fallbacks",
+        action="append",
+        metavar="PROVIDER:MODEL",
+        help="asked, with its provider's own key, when the bot's provider is rate-limited, "
+        "out of credit, failing or unreachable before any text (repeatable, in order)",
+    )
+
+
+def _checked_fallbacks(texts: list[str]) -> tuple[str, ...]:
+    from byok_tui.fallbacks import parse_fallbacks
+
+    return tuple(str(f) for f in parse_fallbacks(texts))
+
+
 def _add(args: argparse.Namespace) -> int:
     from byok_tui.providers.errors import check_settings
 
@@ -202,12 +235,47 @@ def _add(args: argparse.Namespace) -> int:
         args.model or args.provider.default_model,
         args.system,
         args.temperature,
+        fallbacks=_checked_fallbacks(args.fallbacks or []),
     )
     check_settings(args.provider, config.temperature, config.max_tokens)  # exit 2, not stored
     _services, store = _open()
     store.create_bot(config)
     print(f"Added bot {args.name!r} ({config.provider}, {config.model}).")
+    _say_fallbacks(config)
     return 0
+
+
+def _edit(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from byok_tui.providers.errors import check_settings
+    from byok_tui.registry import get_provider
+
+    _services, store = _open()
+    bot = store.bot(args.name)
+    config = bot.config
+    if args.provider is not None and args.provider.id != config.provider:
+        config = replace(config, provider=args.provider.id, model=args.provider.default_model)
+    if args.model:
+        config = replace(config, model=args.model)
+    if args.system is not None:
+        config = replace(config, system_prompt=args.system)
+    if args.temperature is not None:
+        config = replace(config, temperature=args.temperature)
+    if args.fallbacks:
+        config = replace(config, fallbacks=_checked_fallbacks(args.fallbacks))
+    elif args.no_fallbacks:
+        config = replace(config, fallbacks=())
+    check_settings(get_provider(config.provider), config.temperature, config.max_tokens)
+    store.update_bot(bot.id, config)
+    print(f"Changed bot {bot.name!r} ({config.provider}, {config.model}).")
+    _say_fallbacks(config)
+    return 0
+
+
+def _say_fallbacks(config: BotConfig) -> None:
+    if config.fallbacks:
+        print(f"Fallbacks, in order: {', '.join(config.fallbacks)}.")
 
 
 def _key(args: argparse.Namespace) -> int:
@@ -258,13 +326,15 @@ def _share(args: argparse.Namespace) -> int:
 
 
 def _import_link(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from byok_tui.storage.share import decode_bot_link
     from byok_tui.storage.transfer import free_bot_name
 
     checked = decode_bot_link(args.link)
     _services, store = _open()
     name = free_bot_name(store, checked.config.name)
-    store.create_bot(BotConfig(name, *_tail(checked.config)))
+    store.create_bot(replace(checked.config, name=name))
     if checked.dropped_key_fields:
         print(
             "byok-tui: warning: the link tried to carry or redirect a key "
@@ -275,16 +345,6 @@ def _import_link(args: argparse.Namespace) -> int:
         print(f"byok-tui: ignored unknown fields: {', '.join(checked.dropped)}", file=sys.stderr)
     print(f"Imported bot {name!r}: it uses your own {checked.config.provider} key.")
     return 0
-
-
-def _tail(config: BotConfig) -> tuple[str, str, str, float | None, int]:
-    return (
-        config.provider,
-        config.model,
-        config.system_prompt,
-        config.temperature,
-        config.max_tokens,
-    )
 
 
 def _remove(args: argparse.Namespace) -> int:

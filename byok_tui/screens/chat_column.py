@@ -31,6 +31,13 @@ from textual.worker import Worker, WorkerState
 from byok_tui.app_data import AppData
 from byok_tui.conversation import ReplyPriced, ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.fallbacks import (
+    fallback_config,
+    falls_back,
+    parse_fallback,
+    short_wait,
+    what_happened,
+)
 from byok_tui.key_failover import KeyFailedOver
 from byok_tui.pricing import usage_line
 from byok_tui.providers.errors import ProviderError
@@ -42,7 +49,7 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.records import Conversation
+from byok_tui.records import BotConfig, Conversation
 from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
@@ -66,6 +73,7 @@ FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first wor
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
+FALLBACK_SECONDS = 5  # the countdown before the bot's next fallback is asked (Esc stays)
 
 
 class ChatColumn(Vertical):
@@ -100,6 +108,10 @@ class ChatColumn(Vertical):
         self._wait_until = 0.0
         self._retry_at = 0.0  # when a rate-limited message is sent again by itself
         self._retried_after_limit = False
+        self._target: str | None = None  # the fallback this send asks (None: the bot's own)
+        self._fallback_at = 0.0  # when the next fallback is asked, by itself
+        self._fallback_to: str | None = None
+        self._fallback_what = ""  # what went wrong, in a few words, for the countdown
         # Set while what is shown is what the user asked for; cleared while a conversation
         # (or the bot's config) is being read: a message sent then waits.
         self._ready = asyncio.Event()
@@ -158,14 +170,16 @@ class ChatColumn(Vertical):
         )
 
     def stop(self) -> None:
-        """Stop the reply on its way, or the retry counting down."""
+        """Stop the reply on its way, or the retry or the fallback counting down."""
         self._retry_at = 0.0
+        self._fallback_at = 0.0
         if self.busy and self._send is not None:
             self._send.cancel()
 
     def retry(self) -> None:
-        """Send the conversation's last message again."""
+        """Send the conversation's last message again (to the bot's own provider)."""
         if not self.busy and self._conversation is not None:
+            self._fallback_at = 0.0
             self._start_send(None)
 
     # Sending ------------------------------------------------------------------------------
@@ -173,6 +187,7 @@ class ChatColumn(Vertical):
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         message.stop()
         self._retry_at = 0.0
+        self._fallback_at = 0.0
         self._retried_after_limit = False
         if self.busy:
             self.query_one(Composer).text = message.text  # given back: never lose what was typed
@@ -225,14 +240,20 @@ class ChatColumn(Vertical):
             text, self._unechoed = self._unechoed, None
             self.query_one(Transcript).add_user(text)
 
-    def _start_send(self, text: str | None, *, over_budget: bool = False) -> None:
+    def _start_send(
+        self, text: str | None, *, over_budget: bool = False, fallback: str | None = None
+    ) -> None:
+        """`fallback`: ask that one of the bot's fallbacks (`provider:model`) instead."""
         self._activity_started = self._clock()
+        self._target = fallback
         self._stream = ReplyStream(self)  # the reply this send brings
-        self._send = self._send_worker(text, over_budget)
+        self._send = self._send_worker(text, over_budget, fallback)
         self._tick_activity()  # at once, not at the next half-second tick
 
     @work(exclusive=True, group="send")
-    async def _send_worker(self, text: str | None, over_budget: bool) -> None:
+    async def _send_worker(
+        self, text: str | None, over_budget: bool, fallback: str | None = None
+    ) -> None:
         data = self.data
         if not self._ready.is_set():
             await self._ready.wait()  # the conversation the message belongs to is opening
@@ -263,6 +284,7 @@ class ChatColumn(Vertical):
             self.post_message(ReplyEnded())
             return
         stopped = False
+        arrived = False  # any text: a fallback is never asked after that
         stream = self._stream
         slice_started = time.perf_counter()
         first_words = True
@@ -274,8 +296,15 @@ class ChatColumn(Vertical):
                 self.post_message(ReplyOpened(unopened.pop()))
 
         try:
+            config = fallback_config(bot.config, parse_fallback(fallback)) if fallback else None
             sending = data.send(
-                bot, conversation, text, on_sent=open_reply, over_budget=over_budget
+                bot,
+                conversation,
+                text,
+                on_sent=open_reply,
+                over_budget=over_budget,
+                config=config,
+                fallback=fallback is not None,
             )
             async for event in sending:
                 if self._unsent_kept:
@@ -287,12 +316,14 @@ class ChatColumn(Vertical):
                         await asyncio.sleep(0)
                     slice_started = time.perf_counter()
                 if isinstance(event, ReplyStarted):
+                    reply = event.message
                     source = event.key.source_text
-                    unopened.append(reply_meta(bot.config.provider, bot.config.model, source))
+                    meta = (reply.provider, reply.model, source, reply.fallback)
+                    unopened.append(reply_meta(*meta))
                 elif isinstance(event, KeyFailedOver):
                     # The reply is answered with another key: its line names that key.
-                    source = event.key.source_text
-                    unopened[:] = [reply_meta(bot.config.provider, bot.config.model, source)]
+                    meta = (*meta[:2], event.key.source_text, meta[3])
+                    unopened[:] = [reply_meta(*meta)]
                     self.post_message(KeyNotice(event.notice))
                 elif isinstance(event, ReplyPriced):
                     usage, cost = event.usage or Usage(), event.cost
@@ -302,6 +333,7 @@ class ChatColumn(Vertical):
                     self.post_message(ReplyBilled(line, cost.usd))
                 else:
                     open_reply()  # no-op unless the request was never reported as sent
+                    arrived = arrived or isinstance(event, TextDelta | ReasoningDelta)
                     self._forward(stream, event)
                     if first_words and isinstance(event, TextDelta | ReasoningDelta):
                         # The first words go on screen before anything else is parsed.
@@ -314,12 +346,27 @@ class ChatColumn(Vertical):
             else:
                 if self._unsent_kept:
                     self._forget_unsent()  # stored before the error (e.g. no API key)
-                self.post_message(ReplyFailed(error))
+                self.post_message(self._failed(error, bot.config, fallback, arrived))
         except asyncio.CancelledError:
             stopped = True
             raise
         finally:
             self.post_message(ReplyEnded(stopped))
+
+    @staticmethod
+    def _failed(
+        error: ByokError, config: BotConfig, asked: str | None, arrived: bool
+    ) -> ReplyFailed:
+        """What the failure of a send asking `asked` (None: the bot's own provider) means:
+        with the bot's next fallback, when one may answer instead."""
+        order = list(config.fallbacks)
+        after = order.index(asked) + 1 if asked in order else 0
+        if after >= len(order) or not falls_back(error, text_arrived=arrived):
+            return ReplyFailed(error)
+        provider = asked.partition(":")[0] if asked else config.provider
+        return ReplyFailed(
+            error, fallback_what=what_happened(provider, error), fallback_to=order[after]
+        )
 
     def _forward(self, stream: ReplyStream, event: StreamEvent) -> None:
         if isinstance(event, RateLimitWait):
@@ -365,6 +412,13 @@ class ChatColumn(Vertical):
         self.query_one(Transcript).add_error(error.message, f"{error.remedy}{retry}", said)
         if error.kind is ErrorKind.BUDGET:
             self._offer_to_go_over_budget(error.message)
+        if message.fallback_to is not None and (
+            short_wait(error) is None or self._retried_after_limit
+        ):
+            # Another provider may answer: say so, and ask it unless the user stays (Esc).
+            self._fallback_at = self._clock() + FALLBACK_SECONDS
+            self._fallback_to, self._fallback_what = message.fallback_to, message.fallback_what
+            return
         if (
             isinstance(error, ProviderError)
             and error.kind is ErrorKind.RATE_LIMIT
@@ -437,9 +491,17 @@ class ChatColumn(Vertical):
         now = self._clock()
         if self._retry_at and now >= self._retry_at and not self.busy:
             self._retry_at = 0.0
-            self._start_send(None)  # the rate limit's wait is over: try once more
+            self._start_send(None, fallback=self._target)  # the wait is over: once more
             return
-        if self._retry_at > now:
+        if self._fallback_at and now >= self._fallback_at and not self.busy:
+            self._fallback_at = 0.0
+            self._retried_after_limit = False  # the fallback may wait out a short limit once
+            self._start_send(None, fallback=self._fallback_to)
+            return
+        if self._fallback_at > now and self._fallback_to is not None:
+            seconds = math.ceil(self._fallback_at - now)
+            activity.show_fallback_countdown(self._fallback_what, self._fallback_to, seconds)
+        elif self._retry_at > now:
             activity.show_retry_countdown(math.ceil(self._retry_at - now))
         elif self._wait_until > now:
             activity.show_rate_wait(math.ceil(self._wait_until - now))

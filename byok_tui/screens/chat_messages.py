@@ -90,6 +90,10 @@ class ReplyOpened(Message, bubble=False):
 class ReplyFailed(Message, bubble=False):
     error: ByokError
     unsent: str | None = None  # the user's text, when even saving it failed
+    # Set when a fallback may be asked instead: the failure in a few words (`openai:
+    # rate-limited`) and the bot's next fallback.
+    fallback_what: str = ""
+    fallback_to: str | None = None
 
 
 @dataclass

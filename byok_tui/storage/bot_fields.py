@@ -13,13 +13,21 @@ from typing import Any
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.records import BotConfig
 from byok_tui.registry import CUSTOM_ID, UnknownProviderError, get_provider
-from byok_tui.sanitize import has_terminal_controls
+from byok_tui.sanitize import clean_line, has_terminal_controls
 
 NAME_MAX = 100
 MODEL_MAX = 200
 SYSTEM_PROMPT_MAX = 20_000
 
-KNOWN_FIELDS = ("name", "provider", "model", "system_prompt", "temperature", "max_tokens")
+KNOWN_FIELDS = (
+    "name",
+    "provider",
+    "model",
+    "system_prompt",
+    "temperature",
+    "max_tokens",
+    "fallbacks",
+)
 # Named in the report so that the user knows a link tried to carry or redirect a key.
 KEY_CARRYING_FIELDS = frozenset(
     {
@@ -70,6 +78,20 @@ def _text(data: dict[str, Any], field: str, limit: int, *, required: bool) -> st
     return value
 
 
+def _fallbacks(value: Any) -> tuple[str, ...]:
+    """A bot's fallbacks from outside: a short list of `provider:model`, providers known."""
+    from byok_tui.fallbacks import MOST_FALLBACKS, parse_fallbacks
+
+    if not isinstance(value, list) or len(value) > MOST_FALLBACKS:
+        raise BotInputError(f"the bot's fallbacks must be a list of at most {MOST_FALLBACKS}")
+    if not all(isinstance(item, str) and len(item) <= MODEL_MAX for item in value):
+        raise BotInputError("each of the bot's fallbacks must be provider:model text")
+    try:
+        return tuple(str(f) for f in parse_fallbacks([clean_line(item) for item in value]))
+    except ByokError as error:
+        raise BotInputError(f"the bot's {error.message}") from None
+
+
 def check_bot_fields(data: Any) -> CheckedBot:
     if not isinstance(data, dict):
         raise BotInputError("a bot must be a JSON object")
@@ -102,6 +124,7 @@ def check_bot_fields(data: Any) -> CheckedBot:
         system_prompt=_text(data, "system_prompt", SYSTEM_PROMPT_MAX, required=False),
         temperature=float(temperature) if temperature is not None else None,
         max_tokens=max_tokens,
+        fallbacks=_fallbacks(data.get("fallbacks", [])),
     )
     dropped = tuple(sorted(str(f) for f in data if f not in KNOWN_FIELDS))
     return CheckedBot(config, dropped, tuple(f for f in dropped if f in KEY_CARRYING_FIELDS))
@@ -116,4 +139,5 @@ def bot_fields(config: BotConfig) -> dict[str, Any]:
         "system_prompt": config.system_prompt,
         "temperature": config.temperature,
         "max_tokens": config.max_tokens,
+        "fallbacks": list(config.fallbacks),
     }

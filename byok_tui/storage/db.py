@@ -155,6 +155,11 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE bots ADD COLUMN key_command TEXT;
     ALTER TABLE bots ADD COLUMN key_label TEXT;
     """,
+    # 8: fallbacks, one `provider:model` per line; a reply answered by one of them.
+    """
+    ALTER TABLE bots ADD COLUMN fallbacks TEXT NOT NULL DEFAULT '';
+    ALTER TABLE messages ADD COLUMN fallback INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

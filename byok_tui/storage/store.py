@@ -13,7 +13,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -85,6 +85,20 @@ def stored_config(config: BotConfig) -> BotConfig:
         name=clean_line(config.name),
         model=clean_line(config.model),
         system_prompt=strip_terminal_controls(config.system_prompt),
+        fallbacks=tuple(clean_line(f) for f in config.fallbacks if clean_line(f)),
+    )
+
+
+def bot_values(config: BotConfig) -> tuple[object, ...]:
+    """The bots table's columns name … fallbacks, in order."""
+    return (
+        config.name,
+        config.provider,
+        config.model,
+        config.system_prompt,
+        config.temperature,
+        config.max_tokens,
+        "\n".join(config.fallbacks),
     )
 
 
@@ -97,8 +111,8 @@ def insert_bot(db: sqlite3.Connection, bot_uuid: str, config: BotConfig) -> int:
     now = time.time()
     cursor = db.execute(
         "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
-        " max_tokens, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (bot_uuid, *astuple(stored_config(config)), now, now),
+        " max_tokens, fallbacks, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (bot_uuid, *bot_values(stored_config(config)), now, now),
     )
     return int(cursor.lastrowid or 0)
 
@@ -111,6 +125,7 @@ def _bot(row: sqlite3.Row) -> Bot:
         system_prompt=row["system_prompt"],
         temperature=row["temperature"],
         max_tokens=row["max_tokens"],
+        fallbacks=tuple(row["fallbacks"].split("\n")) if row["fallbacks"] else (),
     )
     kept_for = row["k_provider"] if row["k"] else None
     own = row["k_provider"] == config.provider  # a choice made for another provider is idle
@@ -132,7 +147,9 @@ def _conversation(row: sqlite3.Row) -> Conversation:
 
 
 def _message(row: sqlite3.Row) -> Message:
-    return Message(**{name: row[name] for name in Message.__slots__})
+    fields = {name: row[name] for name in Message.__slots__}
+    fields["fallback"] = bool(fields["fallback"])
+    return Message(**fields)
 
 
 class Store:
@@ -216,8 +233,8 @@ class Store:
             _check_name_free(db, config.name, bot_id)
             db.execute(
                 "UPDATE bots SET name = ?, provider = ?, model = ?, system_prompt = ?,"
-                " temperature = ?, max_tokens = ?, updated = ? WHERE id = ?",
-                (*astuple(config), time.time(), bot_id),
+                " temperature = ?, max_tokens = ?, fallbacks = ?, updated = ? WHERE id = ?",
+                (*bot_values(config), time.time(), bot_id),
             )
         return self.bot(bot_id)
 
@@ -338,12 +355,15 @@ class Store:
         provider: str | None = None,
         model: str | None = None,
         key_source: str | None = None,
+        fallback: bool = False,
     ) -> Message:
+        """`fallback`: a reply asked of one of the bot's fallbacks."""
         now = time.time()
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO messages (uuid, conversation_id, role, content, provider, model,"
-                " key_source, status, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " key_source, status, created, updated, fallback)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     str(uuid.uuid4()),
                     conversation_id,
@@ -355,6 +375,7 @@ class Store:
                     status,
                     now,
                     now,
+                    int(fallback),
                 ),
             )
             db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))

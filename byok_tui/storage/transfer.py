@@ -48,6 +48,7 @@ _MESSAGE_FIELDS = (
     "reasoning_tokens",
     "cost_usd",
     "price",
+    "fallback",  # answered by one of the bot's fallbacks (absent from older exports: no)
 )
 MOST_USD = 1_000_000.0  # a reply's cost above this is not a cost
 
@@ -184,6 +185,8 @@ def _check_message(raw: Any) -> dict[str, Any]:
     for name in ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens"):
         message[name] = _count(message[name], f"message {name}")
     message["cost_usd"] = _cost(message["cost_usd"])
+    _require(message["fallback"] in (None, 0, 1, True, False), "message fallback is invalid")
+    message["fallback"] = int(bool(message["fallback"]))
     message["created"] = _number(message["created"], "a message time")
     return message
 

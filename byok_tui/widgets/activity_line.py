@@ -23,6 +23,10 @@ class ActivityLine(Static):
         """A rate-limited message is sent again by itself in `seconds`."""
         self._say(f"⏳ Rate limited · retry in {seconds} s · Esc cancels", busy=True)
 
+    def show_fallback_countdown(self, what: str, fallback: str, seconds: int) -> None:
+        """The bot's provider failed (`what`): its next fallback is asked in `seconds`."""
+        self._say(f"⏳ {what}. Switching to {fallback} in {seconds} s (Esc to stay)", busy=True)
+
     def show_rate_wait(self, seconds: int) -> None:
         """The message waits `seconds` before it is sent, as the model's limit asks."""
         self._say(f"⏳ Rate limit: sending in {seconds} s · Esc stops", busy=True)

@@ -15,6 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, TextArea
 
+from byok_tui.errors import ByokError
+from byok_tui.fallbacks import parse_fallbacks
 from byok_tui.pricing import spend_lines
 from byok_tui.records import Bot, BotConfig, Spend
 from byok_tui.redaction import redact
@@ -92,6 +94,9 @@ class ConfigPane(VerticalScroll):
         yield Label("Temperature (empty: model's default)")
         yield Input(id="bot-temperature", placeholder="e.g. 0.7")
         yield Static(id="bot-temperature-warning", classes="warning")
+        yield Label("Fallbacks, in order (provider:model, comma-separated)")
+        yield Input(id="bot-fallbacks", placeholder="e.g. groq:llama-3.3-70b-versatile")
+        yield Static(id="bot-fallbacks-warning", classes="warning")
         with Vertical(id="keys"):
             yield Label("API Key", id="global-key-label")
             yield KeyField(placeholder="paste the key here", id="global-key")
@@ -135,6 +140,7 @@ class ConfigPane(VerticalScroll):
             self.query_one("#bot-temperature", Input).value = (
                 "" if config.temperature is None else f"{config.temperature:g}"
             )
+            self.query_one("#bot-fallbacks", Input).value = ", ".join(config.fallbacks)
         self.show_global_key(global_key)
         self.query_one("#bot-key", KeyField).set_value(bot_key)
         with self.prevent(Input.Changed):
@@ -190,7 +196,8 @@ class ConfigPane(VerticalScroll):
             return None
         model = self.query_one("#bot-model", Select).value
         sendable, temperature = self._temperature()
-        if not sendable:
+        fallbacks = self._fallbacks()
+        if not sendable or fallbacks is None:
             return None
         name = self.query_one("#bot-name", Input).value.strip()
         taken = name in self._taken_names
@@ -207,7 +214,23 @@ class ConfigPane(VerticalScroll):
             system_prompt=self.query_one("#bot-system", TextArea).text,
             temperature=temperature,
             max_tokens=self._bot.config.max_tokens,
+            fallbacks=fallbacks,
         )
+
+    def _fallbacks(self) -> tuple[str, ...] | None:
+        """The fallbacks typed, checked; None (and the field's message says why) when they
+        cannot be saved."""
+        text = self.query_one("#bot-fallbacks", Input).value
+        problem = None
+        found: tuple[str, ...] = ()
+        try:
+            found = tuple(str(f) for f in parse_fallbacks(text.split(",")))
+        except ByokError as error:
+            problem = f"{error.one_line()} Not saved."
+        warning = self.query_one("#bot-fallbacks-warning", Static)
+        warning.update(Text(problem or ""))
+        warning.set_class(problem is not None, "shown")
+        return found if problem is None else None
 
     def _temperature(self) -> tuple[bool, float | None]:
         """The temperature typed, and whether the provider takes it; the field's message

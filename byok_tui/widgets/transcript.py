@@ -25,11 +25,16 @@ EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists ever
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 
 
-def reply_meta(provider: str | None, model: str | None, key_source: str | None) -> str:
-    """Which provider, model and key source answered: never any part of the key."""
+def reply_meta(
+    provider: str | None, model: str | None, key_source: str | None, fallback: bool = False
+) -> str:
+    """Which provider, model and key source answered, and whether it was one of the bot's
+    fallbacks: never any part of the key."""
     parts = [p for p in (provider, model) if p]
     if key_source:
         parts.append(f"{key_source} key" if key_source != "local runtime" else key_source)
+    if fallback:
+        parts.append(f"answered by fallback {provider}:{model}")
     return " · ".join(parts)
 
 
@@ -227,7 +232,9 @@ class Transcript(VerticalScroll):
                     message.content,
                     message.reasoning,
                     _joined(
-                        reply_meta(message.provider, message.model, message.key_source),
+                        reply_meta(
+                            message.provider, message.model, message.key_source, message.fallback
+                        ),
                         stored_usage_line(message),
                         "partial" if message.status == "partial" else "",
                     ),
