@@ -4,6 +4,7 @@ closed), workers finished before the picture. Each is paired with Pilot assertio
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +177,45 @@ def test_settings_with_providers_of_your_own(snap_compare: Any) -> None:
         await settled(pilot)
 
     assert snap_compare(make_app(), terminal_size=(120, 50), run_before=open_settings)
+
+
+def test_the_fallback_countdown(snap_compare: Any) -> None:
+    """OpenAI refused with a 429 and the bot has a fallback: under the message, the error
+    block (Rate limit reached, its remedy); on the activity line above the composer, wrapped
+    onto a second line rather than cut, "openai: rate-limited. Switching to
+    groq:llama-3.3-70b-versatile in 5 s (Esc to stay)"."""
+    from byok_tui.errors import ErrorKind
+    from byok_tui.providers.errors import ProviderError
+    from byok_tui.registry import get_provider
+    from tests.support.fake_backend import FakeProviders
+    from tests.support.pilot import FakeClock, app_answered_by, send, wait_for
+
+    keys = open_key_store(app_paths())
+    keys.set(entry_name("openai"), FAKE_KEYS["openai"])
+    keys.set(entry_name("groq"), FAKE_KEYS["groq"])
+    data = store()
+    bot = data.default_bot("openai", "gpt-5.4-mini")
+    fallback = "groq:llama-3.3-70b-versatile"
+    data.update_bot(bot.id, replace(bot.config, fallbacks=(fallback,)))
+    fake = FakeProviders()
+    limited = ProviderError(
+        ErrorKind.RATE_LIMIT,
+        "OpenAI: 429 Rate limit reached",
+        provider=get_provider("openai"),
+        status=429,
+    )
+    fake.enqueue(error=limited)
+    app = app_answered_by(fake)
+    app.clock = FakeClock()
+
+    async def countdown(pilot: Pilot[None]) -> None:
+        await settled(pilot)
+        await send(pilot, "Are you there?")
+        line = pilot.app.screen.query_one("#activity")
+        await wait_for(pilot, lambda: "Switching to" in str(line.render()))
+        await settled(pilot)
+
+    assert snap_compare(app, terminal_size=(140, 44), run_before=countdown)
 
 
 def test_config_pane_with_a_per_bot_key_and_a_mismatch_warning(snap_compare: Any) -> None:

@@ -17,6 +17,8 @@ class ActivityLine(Static):
         color: $text-muted;
     }
     ActivityLine.busy { color: $accent; }
+    /* A fallback's countdown: what failed and what comes, on the lines a narrow column needs */
+    ActivityLine.tall { height: auto; max-height: 4; }
     """
 
     def show_retry_countdown(self, seconds: int) -> None:
@@ -25,7 +27,9 @@ class ActivityLine(Static):
 
     def show_fallback_countdown(self, what: str, fallback: str, seconds: int) -> None:
         """The bot's provider failed (`what`): its next fallback is asked in `seconds`."""
-        self._say(f"⏳ {what}. Switching to {fallback} in {seconds} s (Esc to stay)", busy=True)
+        self._say(
+            f"⏳ {what}. Switching to {fallback} in {seconds} s (Esc to stay)", busy=True, tall=True
+        )
 
     def show_rate_wait(self, seconds: int) -> None:
         """The message waits `seconds` before it is sent, as the model's limit asks."""
@@ -38,6 +42,9 @@ class ActivityLine(Static):
         """Nothing going on: the estimate of what the message being typed would cost."""
         self._say(estimate, busy=False)
 
-    def _say(self, line: str, *, busy: bool) -> None:
-        self.update(Text(line), layout=False)
+    def _say(self, line: str, *, busy: bool, tall: bool = False) -> None:
+        # More than one line only for a fallback's countdown (a layout as it starts and
+        # ends): its names do not fit one line of a narrow column.
+        self.update(Text(line), layout=tall != self.has_class("tall"))
         self.set_class(busy, "busy")
+        self.set_class(tall, "tall")

@@ -94,9 +94,6 @@ class ConfigPane(VerticalScroll):
         yield Label("Temperature (empty: model's default)")
         yield Input(id="bot-temperature", placeholder="e.g. 0.7")
         yield Static(id="bot-temperature-warning", classes="warning")
-        yield Label("Fallbacks, in order (provider:model, comma-separated)")
-        yield Input(id="bot-fallbacks", placeholder="e.g. groq:llama-3.3-70b-versatile")
-        yield Static(id="bot-fallbacks-warning", classes="warning")
         with Vertical(id="keys"):
             yield Label("API Key", id="global-key-label")
             yield KeyField(placeholder="paste the key here", id="global-key")
@@ -108,6 +105,10 @@ class ConfigPane(VerticalScroll):
             yield Input(placeholder="pass show api/work, op://…", id="bot-key-command")
             yield Label("or the provider's key labelled (Enter saves)")
             yield Input(placeholder="e.g. work", id="bot-key-label")
+        # Below the keys: asked, each with its own provider's key, when this one cannot answer.
+        yield Label("Fallbacks, in order (provider:model, comma-separated)")
+        yield Input(id="bot-fallbacks", placeholder="groq:llama-3.3-70b-versatile")
+        yield Static(id="bot-fallbacks-warning", classes="warning")
         yield Static(id="spend")
         yield Static(id="key-in-use")
 

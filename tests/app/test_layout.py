@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Label, Static
 
+from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
@@ -82,3 +83,14 @@ async def test_at_120_by_40_the_activity_line_is_never_cut() -> None:
         activity.show_working("Opening the conversation", 3)
         text = str(activity.render())
         assert len(text) <= activity.content_region.width, f"cut: {text!r}"
+        # A fallback's countdown takes the lines it needs: long names still fit.
+        column = chat(app).query_one(ChatColumn)
+        column._fallback_at = column._clock() + 5
+        column._fallback_what = "openrouter: server error (503)"
+        column._fallback_to = "openrouter:meta-llama/llama-3.3-70b-instruct"
+        column._tick_activity()
+        await pilot.pause()
+        text = str(activity.render())
+        room = activity.content_region.width * activity.content_region.height
+        assert "Switching to openrouter:meta-llama" in text
+        assert activity.content_region.height >= 2 and len(text) <= room, f"cut: {text!r}"
