@@ -126,3 +126,51 @@ async def test_fallbacks_are_set_in_the_config_pane(
             pilot,
             lambda: store.bot("Default").config.fallbacks == (FALLBACK, "openai:gpt-5.5"),
         )
+
+
+async def test_a_short_wait_is_retried_once_then_the_countdown_starts(
+    servers: tuple[ProviderServer, ProviderServer],
+) -> None:
+    openai, groq = servers
+    body = json.dumps({"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}})
+    short = Reply(429, {"content-type": "application/json", "retry-after": "2"}, [body.encode()])
+    openai.reply_with(short, short)
+    app = app_for(openai, groq)
+    app.clock = clock = FakeClock()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "busy?")
+        await wait_for(pilot, lambda: "retry in 2 s" in activity(app))
+        clock.advance(2)
+        await wait_for(pilot, lambda: COUNTDOWN in activity(app))
+        assert len(openai.requests) == 2 and groq.requests == []
+        clock.advance(5)
+        await wait_for(pilot, lambda: replies(app) == ["from groq"])
+
+
+async def test_no_countdown_once_text_has_arrived() -> None:
+    from byok_tui.errors import ErrorKind
+    from byok_tui.providers.errors import ProviderError
+    from byok_tui.registry import get_provider
+    from tests.support.fake_backend import FakeProviders
+    from tests.support.pilot import app_answered_by
+
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "O" * 50)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    store.update_bot(bot.id, BotConfig("Default", "openai", "gpt-5.4-mini", fallbacks=(FALLBACK,)))
+    fake = FakeProviders()
+    failing = ProviderError(
+        ErrorKind.OVERLOADED, "OpenAI: 500 failing", provider=get_provider("openai"), status=500
+    )
+    fake.enqueue("Half an ans", error=failing)
+    app = app_answered_by(fake)
+    app.clock = FakeClock()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "hi")
+        await wait_for(pilot, lambda: bool(error_texts(app)))
+        await pilot.pause(0.6)  # a tick of the activity line
+        assert "Switching" not in activity(app)
+        assert replies(app) == ["Half an ans"]
+    assert [r.provider_id for r in fake.requests] == ["openai"]
