@@ -189,12 +189,16 @@ def _has_stored_key(services: Services, provider_id: str) -> bool:
 
 
 def _list(_args: argparse.Namespace) -> int:
-    from byok_tui.registry import get_provider
+    from byok_tui.registry import providers
 
     _services, store = _open()
     rows = [("BOT", "PROVIDER", "MODEL", "KEY")]
+    known = {p.id: p for p in providers()}
     for bot in store.bots():
-        if not get_provider(bot.config.provider).needs_key:
+        provider = known.get(bot.config.provider)
+        if provider is None:  # one the user defined, removed since
+            key = "provider not defined: `byok-tui provider add` or `bot edit -p`"
+        elif not provider.needs_key:
             key = "local runtime"
         elif bot.has_key:
             key = "per-bot key"

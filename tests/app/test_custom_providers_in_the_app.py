@@ -13,8 +13,18 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.screens.settings import ProviderRow
 from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_form import ProviderForm
-from tests.support.pilot import choose, make_app, replies, send, settle, state, wait_for
+from tests.support.pilot import (
+    choose,
+    make_app,
+    replies,
+    send,
+    settle,
+    state,
+    type_into,
+    wait_for,
+)
 from tests.support.provider_server import ProviderServer, openai_reply
 
 OWN_KEY = "gateway-" + "G" * 40
@@ -136,3 +146,23 @@ async def test_a_built_in_provider_on_its_own_host_has_no_arrow() -> None:
         await settle(pilot)
         await wait_for(pilot, lambda: "global key" in key_line(app))
         assert "→" not in key_line(app)
+
+
+async def test_a_key_typed_in_its_settings_row_is_saved_under_its_own_entry(
+    server: ProviderServer,
+) -> None:
+    add_definition(
+        app_paths().config_file,
+        CustomDefinition("gateway", f"{server.base_url}/v1", "Gateway", (("m1", "m1"),)),
+    )
+    app = make_app()
+    async with app.run_test(size=(140, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        field = app.screen.query_one("#row-gateway KeyField", KeyField)
+        await type_into(pilot, field, OWN_KEY)
+        await pilot.press("escape")
+        await settle(pilot)
+    assert open_key_store(app_paths()).get(entry_name("gateway")) == OWN_KEY
+    assert server.requests == []  # saving never asks the server

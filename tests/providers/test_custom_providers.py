@@ -253,6 +253,10 @@ def test_a_share_link_naming_a_provider_not_defined_here_says_so(server: Provide
     assert run_cli("bot", "add", "Local", "-p", "mine", "-m", "m1").returncode == 0
     link = run_cli("bot", "share", "Local").stdout.strip()
     assert run_cli("provider", "rm", "mine").returncode == 0
+    listed = run_cli("bot", "list")  # the bot on it is listed, not a crash
+    assert listed.returncode == 0 and "provider not defined" in listed.stdout
+    asked = run_cli("ask", "--bot", "Local", "hi")
+    assert asked.returncode == 2 and "unknown provider 'mine'" in asked.stderr
     refused = run_cli("bot", "import", link)
     assert refused.returncode == 2
     assert "unknown provider 'mine': if the sender defined it" in refused.stderr
