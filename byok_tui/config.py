@@ -1,7 +1,10 @@
 """The config file, `config.toml` in the config folder, read with tomllib.
 
-Only local settings live here (for example `[providers.openai] base_url = "…"`); it never
-holds keys, and nothing imported from a shared bot or an export ever writes to it.
+Only local settings live here (for example `[providers.openai] base_url = "…"`) and the
+providers the user defined (custom_providers.py); it never holds keys. Nothing imported from a
+shared bot writes to it; an export adds only definitions of providers not defined here, under
+ids with no stored key (so no stored key is ever pointed at an address from a file), and never
+a built-in provider's base URL.
 """
 
 from __future__ import annotations

@@ -277,23 +277,20 @@ def import_with_definitions(
     has_key: Callable[[str], bool],
 ) -> tuple[T, Adopted]:
     """Run `run_import` (the import of the export `raw`) with the providers the export defines
-    and this machine does not known to the registry, and write them to the config file only
+    and this machine does not, known to the registry, and write them to the config file only
     once it succeeded: a failed import changes nothing. A provider defined here already
     keeps its local definition. No key comes with a definition, and one whose id has a key
     stored here (`has_key`) is not added: no stored key is ever sent to an address a file
     names."""
+    from byok_tui.config import load_config
+
     adopted = _exported(raw, config, has_key)
-    before = providers()
-    use_custom_providers(
-        tuple(p for p in before if p.custom) + tuple(d.provider() for d in adopted.added)
-    )
+    mine = tuple(p for p in providers() if p.custom)
+    use_custom_providers(mine + tuple(d.provider() for d in adopted.added))
     try:
         result = run_import()
         for definition in adopted.added:
             add_definition(path, definition)
     finally:
-        from byok_tui.config import load_config
-        from byok_tui.services import use_config_providers
-
-        use_config_providers(load_config(path))
+        use_custom_providers(custom_providers(load_config(path)))  # what the file now says
     return result, adopted
