@@ -233,12 +233,12 @@ class ConversationService:
         """
         store = self._store
         config = config or bot.config
+        if text is not None:  # kept first, whatever follows
+            store.add_message(conversation.id, "user", text)
         try:
             provider = get_provider(config.provider)
         except UnknownProviderError as error:  # one the user defined, removed since
             raise ByokError(str(error), remedy=error.remedy) from None
-        if text is not None:
-            store.add_message(conversation.id, "user", text)
         own = config.provider == bot.config.provider
         bot_choice = (
             BotKeyChoice(store.bot_key(bot.id), bot.key_command, bot.key_label)
