@@ -7,6 +7,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from byok_tui.errors import ByokError, ErrorKind
@@ -18,6 +19,7 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     TextDelta,
 )
+from byok_tui.records import BotConfig
 from byok_tui.redaction import StreamRedactor, secrets_in
 from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.services import Services, open_services
@@ -25,6 +27,7 @@ from byok_tui.services import Services, open_services
 if TYPE_CHECKING:
     from byok_tui.fallbacks import Fallback
     from byok_tui.providers.client import ProviderClient
+    from byok_tui.records import Bot, Conversation
     from byok_tui.storage.store import Store
 
 EXIT_STATUS: dict[ErrorKind, int] = {
@@ -206,7 +209,7 @@ def keep_the_ledger(client: ProviderClient, store: Store) -> None:
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.budgets import free_quota, standings
     from byok_tui.conversation import check_model, title_for
-    from byok_tui.records import BotConfig
+    from byok_tui.fallbacks import parse_fallbacks
     from byok_tui.services import default_bot, open_store, remember_every_key
 
     services = open_services()
@@ -250,67 +253,70 @@ def _ask(args: argparse.Namespace) -> int:
         quota = free_quota(store, provider.id, config.model)
         if quota is not None and (quota.near or (quota.reached and args.over_budget)):
             print(f"byok-tui: free tier: {quota.describe()}", file=sys.stderr)
+    chosen = args.fallbacks if args.fallbacks else (bot.config.fallbacks if args.bot else ())
+    fallbacks = parse_fallbacks(list(chosen))  # a malformed one: exit 2, nothing stored
     conversation = store.create_conversation(bot.id, title_for(prompt))
     try:
-        return asyncio.run(_stream(services, store, bot, conversation, prompt, config, args))
+        return asyncio.run(
+            _stream(services, store, bot, conversation, prompt, config, args, fallbacks)
+        )
     except KeyboardInterrupt:
         print("byok-tui: interrupted; the partial reply is saved", file=sys.stderr)
         return 130
 
 
+@dataclass(frozen=True, slots=True)
+class _Exchange:
+    """What every attempt of one `ask` shares."""
+
+    client: ProviderClient
+    store: Store
+    bot: Bot
+    conversation: Conversation
+    args: argparse.Namespace
+
+
 async def _stream(
     services: Services,
-    store: Any,
-    bot: Any,
-    conversation: Any,
+    store: Store,
+    bot: Bot,
+    conversation: Conversation,
     prompt: str,
-    config: Any,
+    config: BotConfig,
     args: argparse.Namespace,
+    fallbacks: tuple[Fallback, ...],
 ) -> int:
     """Send the prompt, then each fallback in turn while the failure is one another provider
     may not share (fallbacks.py); the exit status is the last attempt's."""
-    from byok_tui.fallbacks import parse_fallbacks
-
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    chosen = args.fallbacks if args.fallbacks else (bot.config.fallbacks if args.bot else ())
-    fallbacks: list[Fallback | None] = [None, *parse_fallbacks(list(chosen))]
-    text: str | None = prompt
     async with _client(services, args.timeout) as client:
         keep_the_ledger(client, store)
+        exchange = _Exchange(client, store, bot, conversation, args)
         try:
-            return await _attempts(client, store, bot, conversation, text, config, args, fallbacks)
+            return await _attempts(exchange, prompt, config, [None, *fallbacks])
         except asyncio.CancelledError:
             print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
 
 
 async def _attempts(
-    client: ProviderClient,
-    store: Any,
-    bot: Any,
-    conversation: Any,
-    text: str | None,
-    config: Any,
-    args: argparse.Namespace,
-    fallbacks: list[Fallback | None],
+    exchange: _Exchange, text: str | None, config: BotConfig, order: list[Fallback | None]
 ) -> int:
     from byok_tui.fallbacks import fallback_config, falls_back, short_wait, what_happened
 
-    for number, fallback in enumerate(fallbacks):
+    for number, fallback in enumerate(order):
         attempt = config if fallback is None else fallback_config(config, fallback)
         retried = False
         while True:
-            error, arrived = await _attempt(
-                client, store, bot, conversation, text, attempt, args, fallback is not None
-            )
+            error, arrived = await _attempt(exchange, text, attempt, fallback is not None)
             text = None  # the prompt is stored: later attempts send it again
             if error is None:
                 if fallback is not None:
                     print(f"byok-tui: answered by fallback {fallback}", file=sys.stderr)
                 return 0
-            last = number == len(fallbacks) - 1
+            last = number == len(order) - 1
             wait = short_wait(error)
             if last or not falls_back(error, text_arrived=arrived):
                 return EXIT_STATUS.get(error.kind, 1)
@@ -321,7 +327,7 @@ async def _attempts(
                 continue
             print(
                 f"byok-tui: {what_happened(attempt.provider, error)}; "
-                f"trying fallback {fallbacks[number + 1]}",
+                f"trying fallback {order[number + 1]}",
                 file=sys.stderr,
             )
             break
@@ -329,28 +335,22 @@ async def _attempts(
 
 
 async def _attempt(
-    client: ProviderClient,
-    store: Any,
-    bot: Any,
-    conversation: Any,
-    text: str | None,
-    config: Any,
-    args: argparse.Namespace,
-    fallback: bool,
+    exchange: _Exchange, text: str | None, config: BotConfig, fallback: bool
 ) -> tuple[ByokError | None, bool]:
     """One request, its reply printed as it comes: the error it ended with (None: it ended
     whole), and whether any text had arrived."""
     from byok_tui.conversation import ConversationService
     from byok_tui.key_failover import KeyFailedOver
 
+    args = exchange.args
     provider = get_provider(config.provider)
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
-    service = ConversationService(store, client)
+    service = ConversationService(exchange.store, exchange.client)
     arrived = False
     try:
         sending = service.send(
-            bot,
-            conversation,
+            exchange.bot,
+            exchange.conversation,
             text,
             config=config,
             over_budget=args.over_budget,
