@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import sys
 from collections.abc import Callable
@@ -357,21 +358,23 @@ async def _attempt(
             key_label=None if fallback else args.key_label,
             fallback=fallback,
         )
-        async for event in sending:
-            if isinstance(event, TextDelta):
-                arrived = arrived or bool(event.text)
-                reply.write(event.text)
-            elif isinstance(event, ReasoningDelta) and args.reasoning:
-                reasoning.write(event.text)
-            elif isinstance(event, KeyFailedOver):
-                print(f"byok-tui: {event.notice}", file=sys.stderr)
-            elif isinstance(event, RateLimitWait):
-                print(
-                    f"byok-tui: waiting {event.seconds:.0f} s to stay under "
-                    f"{provider.display_name}'s {event.requests_per_minute} requests "
-                    "per minute",
-                    file=sys.stderr,
-                )
+        # Closed however this ends (a broken pipe too): closing saves what arrived.
+        async with contextlib.aclosing(sending):
+            async for event in sending:
+                if isinstance(event, TextDelta):
+                    arrived = arrived or bool(event.text)
+                    reply.write(event.text)
+                elif isinstance(event, ReasoningDelta) and args.reasoning:
+                    reasoning.write(event.text)
+                elif isinstance(event, KeyFailedOver):
+                    print(f"byok-tui: {event.notice}", file=sys.stderr)
+                elif isinstance(event, RateLimitWait):
+                    print(
+                        f"byok-tui: waiting {event.seconds:.0f} s to stay under "
+                        f"{provider.display_name}'s {event.requests_per_minute} requests "
+                        "per minute",
+                        file=sys.stderr,
+                    )
     except ByokError as error:  # a provider's answer, no usable key, a failed save
         reasoning.end()
         reply.end()

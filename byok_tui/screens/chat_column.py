@@ -15,6 +15,7 @@ open; one that could not be saved goes back where it was typed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
 from collections.abc import Callable
@@ -306,40 +307,43 @@ class ChatColumn(Vertical):
                 config=config,
                 fallback=fallback is not None,
             )
-            async for event in sending:
-                if self._unsent_kept:
-                    self._forget_unsent()  # stored in its conversation now
-                if time.perf_counter() - slice_started > YIELD_SECONDS:
-                    # A fast server delivers thousands of events in a few reads; parsing them
-                    # all at once would freeze the keyboard, so give the loop a turn.
-                    for _turn in range(YIELD_TURNS):
-                        await asyncio.sleep(0)
-                    slice_started = time.perf_counter()
-                if isinstance(event, ReplyStarted):
-                    reply = event.message
-                    source = event.key.source_text
-                    meta = (reply.provider, reply.model, source, reply.fallback)
-                    unopened.append(reply_meta(*meta))
-                elif isinstance(event, KeyFailedOver):
-                    # The reply is answered with another key: its line names that key.
-                    meta = (*meta[:2], event.key.source_text, meta[3])
-                    unopened[:] = [reply_meta(*meta)]
-                    self.post_message(KeyNotice(event.notice))
-                elif isinstance(event, ReplyPriced):
-                    usage, cost = event.usage or Usage(), event.cost
-                    line = usage_line(
-                        usage.input_tokens, usage.output_tokens, cost.usd, priced=True
-                    )
-                    self.post_message(ReplyBilled(line, cost.usd))
-                else:
-                    open_reply()  # no-op unless the request was never reported as sent
-                    arrived = arrived or isinstance(event, TextDelta | ReasoningDelta)
-                    self._forward(stream, event)
-                    if first_words and isinstance(event, TextDelta | ReasoningDelta):
-                        # The first words go on screen before anything else is parsed.
-                        first_words = False
-                        await stream.first_words_drawn(FIRST_WORDS_WAIT)
+            # Closed however this ends, even cancelled while the screen (not the stream) is
+            # waiting: closing is what saves the text received so far.
+            async with contextlib.aclosing(sending):
+                async for event in sending:
+                    if self._unsent_kept:
+                        self._forget_unsent()  # stored in its conversation now
+                    if time.perf_counter() - slice_started > YIELD_SECONDS:
+                        # A fast server delivers thousands of events in a few reads; parsing them
+                        # all at once would freeze the keyboard, so give the loop a turn.
+                        for _turn in range(YIELD_TURNS):
+                            await asyncio.sleep(0)
                         slice_started = time.perf_counter()
+                    if isinstance(event, ReplyStarted):
+                        reply = event.message
+                        source = event.key.source_text
+                        meta = (reply.provider, reply.model, source, reply.fallback)
+                        unopened.append(reply_meta(*meta))
+                    elif isinstance(event, KeyFailedOver):
+                        # The reply is answered with another key: its line names that key.
+                        meta = (*meta[:2], event.key.source_text, meta[3])
+                        unopened[:] = [reply_meta(*meta)]
+                        self.post_message(KeyNotice(event.notice))
+                    elif isinstance(event, ReplyPriced):
+                        usage, cost = event.usage or Usage(), event.cost
+                        line = usage_line(
+                            usage.input_tokens, usage.output_tokens, cost.usd, priced=True
+                        )
+                        self.post_message(ReplyBilled(line, cost.usd))
+                    else:
+                        open_reply()  # no-op unless the request was never reported as sent
+                        arrived = arrived or isinstance(event, TextDelta | ReasoningDelta)
+                        self._forward(stream, event)
+                        if first_words and isinstance(event, TextDelta | ReasoningDelta):
+                            # The first words go on screen before anything else is parsed.
+                            first_words = False
+                            await stream.first_words_drawn(FIRST_WORDS_WAIT)
+                            slice_started = time.perf_counter()
         except ByokError as error:
             if error.kind is ErrorKind.STORAGE:  # the message may not be stored: give it back
                 self.post_message(ReplyFailed(error, unsent=text))

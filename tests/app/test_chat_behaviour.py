@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from typing import Any
@@ -318,3 +319,31 @@ async def test_a_key_line_found_while_the_app_closes_is_dropped_not_a_crash(
     # Leaving the block raised nothing: no WorkerFailed, no crash report.
     crash_dir = app_paths().crash_dir
     assert not crash_dir.exists() or not list(crash_dir.iterdir())
+
+
+async def test_text_received_is_stored_when_the_app_quits_between_two_events(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing received is lost on quitting: the app may close while the screen, not the
+    stream, is waiting (here for the first words to be drawn), and the text that arrived is
+    still in the database when the app has gone."""
+    from byok_tui.widgets.reply_stream import ReplyStream
+
+    drawing = threading.Event()
+
+    async def never_drawn(self: ReplyStream, timeout: float) -> None:
+        drawing.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(ReplyStream, "first_words_drawn", never_drawn)
+    app, _fake = with_key_answering("kept ", "on quit")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me")
+        await wait_for(pilot, drawing.is_set)
+    store = open_store(open_services())
+    conversation = store.conversations(store.bots()[0].id)[0]
+    assert [(m.role, m.content) for m in store.messages(conversation.id)] == [
+        ("user", "Tell me"),
+        ("assistant", "kept "),
+    ]
