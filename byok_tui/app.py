@@ -39,15 +39,20 @@ from byok_tui.services import Backend, Services, open_services
 if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from byok_tui.app_data import AppData
     from byok_tui.services import AppContext
+    from byok_tui.storage.db import Progress
 
 _heap_frozen = False
 
 
 def _open_context(
-    services: Services | None, environ: Mapping[str, str], backend: Backend | None = None
+    services: Services | None,
+    environ: Mapping[str, str],
+    backend: Backend | None = None,
+    progress: Progress | None = None,
 ) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
     """Open the database and clients and load the chat screen's modules (in a thread); and
-    the key store, with every key read, when that was left until after the first frame."""
+    the key store, with every key read, when that was left until after the first frame.
+    `progress`: told how far a long upgrade of the database is."""
     import byok_tui.screens.chat  # noqa: F401  (the import is most of the work)
     from byok_tui.services import AppContext
 
@@ -55,7 +60,7 @@ def _open_context(
     if services is None:
         services = open_services(environ)
         keys_read = read_keys(providers(), services.keys, services.environ)
-    return AppContext.open(services, backend), keys_read
+    return AppContext.open(services, backend, progress), keys_read
 
 
 # Objects allocated between two collections of the youngest generation (Python's default is
@@ -132,8 +137,14 @@ class ByokApp(App[None]):
         # Awaited in the app's own handler: keys pressed meanwhile wait in the app's queue and
         # reach the composer once the chat screen is up.
         try:
+            start = self.screen
+
+            def progress(done: int, total: int) -> None:  # from the opening thread
+                if isinstance(start, StartScreen):
+                    self.call_from_thread(start.show_progress, done, total)
+
             opened, keys_read = await asyncio.to_thread(
-                _open_context, self._services, self._environ, self._backend
+                _open_context, self._services, self._environ, self._backend, progress
             )
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
             self.failure = f"byok-tui: {error.one_line()}"

@@ -44,7 +44,15 @@ if TYPE_CHECKING:
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.balance import Balance
     from byok_tui.providers.types import ListedModel, StreamEvent
-    from byok_tui.records import Bot, BotConfig, Budget, Conversation, KeyOverview, Spend
+    from byok_tui.records import (
+        Bot,
+        BotConfig,
+        Budget,
+        Conversation,
+        KeyOverview,
+        SearchHit,
+        Spend,
+    )
     from byok_tui.registry import KeyUse, Provider
     from byok_tui.services import AppContext
     from byok_tui.usage_report import UsageOverview
@@ -349,6 +357,10 @@ class AppData:
         """The `limit` latest requests, newest first."""
         self._settled()
         return self._context.db.ledger.requests(limit=limit)
+
+    def search(self, typed: str) -> list[SearchHit]:
+        """Every message and title matching `typed` (words, word*, "phrases"), newest first."""
+        return self._context.db.search.search(typed)
 
     def bot(self, bot_id: int) -> Bot:
         self._settled()

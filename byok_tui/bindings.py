@@ -94,6 +94,15 @@ CHAT_KEYS = (
         "Send the last message again (after fixing its key, say)",
     ),
     Key(
+        "ctrl+f",
+        "search",
+        "Search",
+        "chat.search",
+        'Search every conversation: words, word* prefixes, "phrases"; Enter opens the hit',
+        show=False,  # the sidebar's Search button says it; the footer keeps Quit at 80 columns
+        priority=True,
+    ),
+    Key(
         "ctrl+n",
         "new_conversation",
         "New chat",
@@ -180,6 +189,7 @@ BOT_COMMANDS = (
 )
 
 SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
+SEARCH_KEYS = (Key("escape", "close", "Close", "search.close", "Back to the chat"),)
 SPEND_SCREEN_KEYS = (Key("escape", "close", "Back", "spend.close", "Back to the chat"),)
 
 PALETTE = Key(

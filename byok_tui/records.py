@@ -91,6 +91,27 @@ BudgetPeriod = Literal["day", "month"]
 ALL_PROVIDERS = "all"  # a budget's scope when it caps the total across providers
 
 
+# Where a search snippet's match begins and ends (control characters: stored text never
+# holds them, so they cannot be confused with the text).
+MATCH_START, MATCH_END = "\x02", "\x03"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A message (or a conversation's title: `message_id` None, `role` "title") that matched
+    a search. `snippet` is one line around the match, each match between MATCH_START and
+    MATCH_END."""
+
+    conversation_id: int
+    title: str
+    bot_id: int
+    bot_name: str
+    message_id: int | None
+    role: str
+    created: float
+    snippet: str
+
+
 @dataclass(frozen=True, slots=True)
 class Budget:
     scope: str  # a provider id, or ALL_PROVIDERS

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from byok_tui.providers.model_cache import ModelCache
     from byok_tui.records import Bot
     from byok_tui.registry import Provider
+    from byok_tui.storage.db import Progress
     from byok_tui.storage.store import Store
 
 
@@ -54,11 +55,12 @@ def reload_config(services: Services) -> Services:
     return replace(services, config=config)
 
 
-def open_store(services: Services) -> Store:
-    """The database in the data folder (created and migrated on first use)."""
+def open_store(services: Services, progress: Progress | None = None) -> Store:
+    """The database in the data folder (created and migrated on first use; a long upgrade
+    reports to `progress`)."""
     from byok_tui.storage.store import Store
 
-    return Store(services.paths.data_dir / "byok-tui.sqlite3")
+    return Store(services.paths.data_dir / "byok-tui.sqlite3", progress)
 
 
 def model_cache(services: Services) -> ModelCache:
@@ -166,12 +168,15 @@ class AppContext:
     models: ModelCache
 
     @classmethod
-    def open(cls, services: Services, backend: Backend | None = None) -> AppContext:
-        """`backend`: what makes the provider client (tests answer without a socket)."""
+    def open(
+        cls, services: Services, backend: Backend | None = None, progress: Progress | None = None
+    ) -> AppContext:
+        """`backend`: what makes the provider client (tests answer without a socket);
+        `progress`: told how far a long upgrade of the database is."""
         from byok_tui.background import SerialWriter
         from byok_tui.conversation import ConversationService
 
-        store = open_store(services)
+        store = open_store(services, progress)
         client = (backend or provider_client)(services)
         conversations = ConversationService(store, client)
         return cls(services, store, client, conversations, SerialWriter(), model_cache(services))

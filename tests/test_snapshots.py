@@ -218,6 +218,44 @@ def test_the_fallback_countdown(snap_compare: Any) -> None:
     assert snap_compare(app, terminal_size=(140, 44), run_before=countdown)
 
 
+def test_the_search_panel(snap_compare: Any, monkeypatch: Any) -> None:
+    """ctrl+f over the chat: the field holding "kumquat", the hit count and how to search,
+    then each hit on two lines: title, bot, role and time (dim), and the words around the
+    match with "kumquat" marked; the title hit first, then the messages newest first."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    data = store()
+    bot = data.default_bot("openai", "gpt-5.4-mini")
+    fruit = data.create_conversation(bot.id, "Kumquat facts")
+    data.add_message(fruit.id, "user", "Tell me about the kumquat, the small citrus fruit")
+    data.add_message(
+        fruit.id,
+        "assistant",
+        "The kumquat is eaten whole, peel and all: the peel is sweet and the flesh is sour.",
+    )
+    data.create_conversation(bot.id, "Something else")
+    with data.transaction() as db:  # fixed times: the picture must not depend on the day
+        db.execute("UPDATE messages SET created = 1795000000 + id * 60")
+        db.execute("UPDATE conversations SET updated = 1795000000")
+
+    async def searched(pilot: Pilot[None]) -> None:
+        from tests.support.pilot import wait_for
+
+        await settled(pilot)
+        await pilot.press("ctrl+f", *"kumquat")
+        status = pilot.app.screen.query_one("#search-status")
+        await wait_for(pilot, lambda: "3 found" in str(status.render()))
+        await settled(pilot)
+
+    try:
+        assert snap_compare(make_app(), terminal_size=(120, 30), run_before=searched)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_config_pane_with_a_per_bot_key_and_a_mismatch_warning(snap_compare: Any) -> None:
     """The config pane with a per-bot key set (masked): the line says the next message uses
     the per-bot key (first and last four characters only), at the foot of the pane, in view

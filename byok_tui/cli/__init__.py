@@ -61,6 +61,7 @@ examples:
   byok-tui keys set openai          asks for the key (hidden input)
   pbpaste | byok-tui keys set groq  reads the key from standard input
   byok-tui keys list                every provider, its key state and source
+  byok-tui search '"retry after"'  every conversation, newest hits first
   byok-tui provider add lmstudio --base-url http://127.0.0.1:1234/v1 --no-key
                                     any OpenAI-compatible server as a provider"""
 
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
     from byok_tui.bindings import help_text
-    from byok_tui.cli import account, chat, data, keys, provider, spend
+    from byok_tui.cli import account, chat, data, keys, provider, search, spend
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     spend.add_parsers(commands)
     account.add_parsers(commands)
     provider.add_parsers(commands)
+    search.add_parsers(commands)
     return parser
 
 

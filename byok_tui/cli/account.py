@@ -60,8 +60,9 @@ def add_parsers(commands: Any) -> None:
 def _requests(args: argparse.Namespace) -> int:
     import json
 
+    from byok_tui.cli.progress import open_store
     from byok_tui.request_log import REQUEST_HEADINGS, request_cells
-    from byok_tui.services import open_services, open_store
+    from byok_tui.services import open_services
 
     rows = open_store(open_services()).ledger.requests(args.since)
     if args.json:
@@ -105,8 +106,9 @@ async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: 
     import time
 
     from byok_tui.cli.chat import keep_the_ledger
+    from byok_tui.cli.progress import open_store
     from byok_tui.errors import ByokError
-    from byok_tui.services import open_store, provider_client
+    from byok_tui.services import provider_client
 
     failed = 0
     found = []

@@ -209,9 +209,10 @@ def keep_the_ledger(client: ProviderClient, store: Store) -> None:
 
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.budgets import free_quota, standings
+    from byok_tui.cli.progress import open_store
     from byok_tui.conversation import check_model, title_for
     from byok_tui.fallbacks import parse_fallbacks
-    from byok_tui.services import default_bot, open_store, remember_every_key
+    from byok_tui.services import default_bot, remember_every_key
 
     services = open_services()
     store = open_store(services)
@@ -465,7 +466,7 @@ async def _list_models(
             return cached[1] if cached else []
 
     async with _client(services, None) as client:
-        from byok_tui.services import open_store
+        from byok_tui.cli.progress import open_store
 
         keep_the_ledger(client, open_store(services))
         discovered = await asyncio.gather(*(discover(client, p) for p in selected))

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from byok_tui.cli.progress import open_store
 from byok_tui.errors import ByokError
 from byok_tui.keys import normalize_key
 from byok_tui.records import BotConfig
@@ -16,7 +17,6 @@ from byok_tui.services import (
     default_bot,
     known_keys,
     open_services,
-    open_store,
     remember_every_key,
 )
 from byok_tui.storage.store import Store

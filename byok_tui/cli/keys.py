@@ -218,7 +218,8 @@ def _try_command(provider: Provider, command: str) -> None:
 def _note_set(provider_id: str, label: str) -> None:
     """When the key was set, for `keys list` (a database that cannot be opened only loses
     that date)."""
-    from byok_tui.services import open_services, open_store
+    from byok_tui.cli.progress import open_store
+    from byok_tui.services import open_services
 
     try:
         open_store(open_services()).key_health.mark_set(provider_id, label)
@@ -256,8 +257,9 @@ def _remove(args: argparse.Namespace) -> int:
 def _list(_args: argparse.Namespace) -> int:
     import time
 
+    from byok_tui.cli.progress import open_store
     from byok_tui.key_report import HEADINGS, key_rows
-    from byok_tui.services import open_services, open_store
+    from byok_tui.services import open_services
 
     services = open_services()
     store = services.keys

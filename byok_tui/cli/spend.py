@@ -102,8 +102,9 @@ def _limits(args: argparse.Namespace) -> int:
     import json
     import time
 
+    from byok_tui.cli.progress import open_store
     from byok_tui.providers.limits import RateLimits, age_in_words
-    from byok_tui.services import open_services, open_store
+    from byok_tui.services import open_services
 
     rows = open_store(open_services()).ledger.rate_limits()
     if args.json:
@@ -125,8 +126,9 @@ def _limits(args: argparse.Namespace) -> int:
 def _usage_report(args: argparse.Namespace) -> int:
     import json
 
+    from byok_tui.cli.progress import open_store
     from byok_tui.pricing import format_usd
-    from byok_tui.services import open_services, open_store
+    from byok_tui.services import open_services
 
     rows = open_store(open_services()).ledger.usage(args.since, args.by)
     if args.json:
@@ -169,7 +171,8 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def _set(args: argparse.Namespace) -> int:
     from byok_tui.budgets import standing_of
-    from byok_tui.services import open_services, open_store
+    from byok_tui.cli.progress import open_store
+    from byok_tui.services import open_services
 
     store = open_store(open_services())
     budget = Budget(args.scope, args.amount, args.per)
@@ -180,7 +183,8 @@ def _set(args: argparse.Namespace) -> int:
 
 def _list(_args: argparse.Namespace) -> int:
     from byok_tui.budgets import standing_of
-    from byok_tui.services import open_services, open_store
+    from byok_tui.cli.progress import open_store
+    from byok_tui.services import open_services
 
     store = open_store(open_services())
     budgets = store.ledger.budgets()
@@ -195,7 +199,8 @@ def _list(_args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from byok_tui.services import open_services, open_store
+    from byok_tui.cli.progress import open_store
+    from byok_tui.services import open_services
 
     store = open_store(open_services())
     if not store.ledger.remove_budget(args.scope):

@@ -28,7 +28,7 @@ from byok_tui.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
 from byok_tui.pricing import format_usd
-from byok_tui.records import BotConfig, Conversation, KeyOverview
+from byok_tui.records import BotConfig, Conversation, KeyOverview, SearchHit
 from byok_tui.redaction import REDACTED, redact_keys
 from byok_tui.registry import get_provider
 from byok_tui.screens.chat_column import ChatColumn
@@ -80,6 +80,8 @@ class ChatScreen(Screen[None]):
         self._transcript_due = True  # being opened: the next read shows its transcript
         self._load_generation = 0  # reads started; only the newest one is shown
         self._last_opened: tuple[int, int | None] | None = None  # as saved for the next start
+        self._reveal: int | None = None  # a message to scroll to once its conversation is open
+        self._searched = ""  # the last search, offered again by ctrl+f
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -222,6 +224,13 @@ class ChatScreen(Screen[None]):
         self._remember_opened()
         messages = state.messages if message.transcript else None
         self._column.opened(state.bot.id, state.conversation, messages)
+        if messages is not None and self._reveal is not None:
+            self.run_worker(self._show_found(self._reveal), group="reveal")
+            self._reveal = None
+
+    async def _show_found(self, message_id: int) -> None:
+        if not await self.query_one(Transcript).reveal(message_id):
+            self.notify("That message is no longer in this conversation.", severity="warning")
 
     def _empty_hint(self, key: KeyInUse) -> str:
         if key.found or self.state is None:
@@ -286,6 +295,10 @@ class ChatScreen(Screen[None]):
     @on(Button.Pressed, "#open-settings")
     async def _settings_button(self) -> None:
         await self.run_action("app.open_settings")
+
+    @on(Button.Pressed, "#open-search")
+    def _search_button(self) -> None:
+        self.action_search()
 
     @on(Button.Pressed, "#new-bot")
     def _new_bot_button(self) -> None:
@@ -517,6 +530,22 @@ class ChatScreen(Screen[None]):
             composer = self.query_one(Composer)
             self.set_focus(composer)
             composer.insert(event.character or "")
+
+    def action_search(self) -> None:
+        from byok_tui.screens.search import SearchScreen
+
+        if isinstance(self.app.screen, SearchScreen):
+            return
+        search = SearchScreen(self.data, self._searched)
+
+        def chosen(hit: SearchHit | None) -> None:
+            self._searched = search.last_typed
+            if hit is None:
+                return
+            self._reveal = hit.message_id
+            self._open(hit.bot_id, hit.conversation_id)
+
+        self.app.push_screen(search, chosen)
 
     def action_toggle_sidebar(self) -> None:
         self._panes.toggle("#sidebar")

@@ -64,6 +64,11 @@ class StartScreen(Screen[None]):
         # screen (and are kept) before the app switches to the chat screen.
         self.call_after_refresh(self.app.post_message, self.Drawn())
 
+    def show_progress(self, done: int, total: int) -> None:
+        """A long upgrade of the database, as it goes (the chat screen waits for it)."""
+        said = f" Indexing messages for search (once, after an upgrade): {done:,} of {total:,}"
+        self.query_one("#start-footer", Static).update(Text(said))
+
     def on_key(self, event: events.Key) -> None:
         if event.is_printable and event.character is not None:
             event.stop()

@@ -22,9 +22,10 @@ from byok_tui.key_text import check_key
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
-from byok_tui.storage.db import connect
+from byok_tui.storage.db import Progress, connect
 from byok_tui.storage.key_health import KeyHealthBook
 from byok_tui.storage.ledger import Ledger
+from byok_tui.storage.search import MessageSearch
 
 if TYPE_CHECKING:
     from byok_tui.pricing import Cost
@@ -153,18 +154,21 @@ def _message(row: sqlite3.Row) -> Message:
 
 
 class Store:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, progress: Progress | None = None) -> None:
+        """`progress`: told how far a long upgrade of the file is (done, total)."""
         self.path = path
         self._local = threading.local()
+        self._progress = progress
         self.notices: list[str] = []  # what the user should be told (permissions tightened)
         self.ledger = Ledger(self)  # spend, budgets, rate limits and the request log
         self.key_health = KeyHealthBook(self)  # what each key's answers said of it
+        self.search = MessageSearch(self)  # full-text search over messages and titles
         self.connection()  # open (and migrate) now, so a bad file is reported at once
 
     def connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
-            connection = connect(self.path, self.notices)
+            connection = connect(self.path, self.notices, self._progress)
             self._local.connection = connection
         return connection
 

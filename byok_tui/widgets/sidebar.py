@@ -62,6 +62,7 @@ class Sidebar(VerticalScroll):
         yield Button("+ New bot", id="new-bot", compact=True)
         yield Label("Conversations")
         yield OptionList(id="conversations", compact=True)
+        yield Button("⌕ Search  ctrl+f", id="open-search", compact=True)
         yield Button("⚙ Settings", id="open-settings", compact=True)
 
     def show_providers(

@@ -173,7 +173,8 @@ class Transcript(VerticalScroll):
     DEFAULT_CSS = """
     Transcript { padding: 0 1; scrollbar-gutter: stable; }
     Transcript > .empty { color: $text-muted; margin: 1 2; }
-    Transcript > #earlier { width: 100%; margin: 1 0 0 0; }
+    Transcript > .earlier { width: 100%; margin: 1 0 0 0; }
+    Transcript > .found { outline-left: thick $warning; }
     """
     WINDOW = 60  # messages mounted at a time
     virtual_size = virtual_size_set_by_layout()
@@ -181,11 +182,14 @@ class Transcript(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._hidden: list[StoredMessage] = []  # earlier messages not mounted yet, oldest first
+        self._by_id: dict[int, Widget] = {}  # the widget showing each stored message
+        self._earlier: Button | None = None  # shows earlier messages, while there are some
         self._following = True  # the reader is at the bottom: new text stays in view
         self._empty_hint = EMPTY_HINT
 
     def show_messages(self, messages: list[StoredMessage]) -> None:
         self.remove_children()
+        self._by_id, self._earlier = {}, None
         if not messages:
             self._hidden = []
             self.mount(Static(self._empty_hint, classes="empty", markup=False))
@@ -193,7 +197,9 @@ class Transcript(VerticalScroll):
         self._hidden = messages[: -self.WINDOW]
         widgets = self._widgets_for(messages[-self.WINDOW :])
         if self._hidden:
-            widgets.insert(0, Button(self._earlier_label(), id="earlier", compact=True))
+            # A class, not an id: the list it replaces may still be on its way out.
+            self._earlier = Button(self._earlier_label(), classes="earlier", compact=True)
+            widgets.insert(0, self._earlier)
         self.mount_all(widgets)
         self.scroll_end(animate=False)
 
@@ -208,24 +214,49 @@ class Transcript(VerticalScroll):
         return f"Show earlier messages ({len(self._hidden)} more)"
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id != "earlier":
+        if event.button is not self._earlier:
             return
         event.stop()
-        batch, self._hidden = self._hidden[-self.WINDOW :], self._hidden[: -self.WINDOW]
-        button = event.button
+        await self._show_earlier(max(0, len(self._hidden) - self.WINDOW))
+
+    async def _show_earlier(self, first: int) -> None:
+        """Mount the hidden messages from index `first` on, above those shown."""
+        button = self._earlier
+        if button is None:
+            return
+        batch, self._hidden = self._hidden[first:], self._hidden[:first]
         widgets = self._widgets_for(batch)
         if widgets:
             await self.mount_all(widgets, after=button)
         if self._hidden:
             button.label = self._earlier_label()
         else:
+            self._earlier = None
             await button.remove()
+
+    async def reveal(self, message_id: int) -> bool:
+        """Scroll to a stored message, marked and focused (earlier ones are mounted as far
+        back as it); False when it is not in this conversation's branch on screen."""
+        if message_id not in self._by_id:
+            hidden = [m.id for m in self._hidden]
+            if message_id not in hidden:
+                return False
+            await self._show_earlier(hidden.index(message_id))
+        for shown in self.query(".found"):
+            shown.remove_class("found")
+        found = self._by_id[message_id]
+        found.add_class("found")
+        self._following = False  # the reader is looking back: new text must not pull away
+        found.focus(scroll_visible=False)
+        self.call_after_refresh(self.scroll_to_widget, found, animate=False, top=True)
+        return True
 
     def _widgets_for(self, messages: list[StoredMessage]) -> list[Widget]:
         widgets: list[Widget] = []
         for message in messages:
             if message.role == "user":
                 widgets.append(UserMessage(message.content))
+                self._by_id[message.id] = widgets[-1]
                 continue
             if message.content or message.reasoning:
                 view = ReplyView(
@@ -241,10 +272,12 @@ class Transcript(VerticalScroll):
                 )
                 view.set_class(message.status == "partial", "partial")
                 widgets.append(view)
+                self._by_id[message.id] = view
             if message.error_message:
                 # Stored as one line: "What happened. What to do (provider said: …)".
                 title, _, rest = message.error_message.partition(". ")
                 widgets.append(ErrorBlock(title + ("." if rest else ""), rest))
+                self._by_id.setdefault(message.id, widgets[-1])
         return widgets
 
     def add_user(self, content: str) -> None:

@@ -206,14 +206,14 @@ async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_o
         for _ in range(2):
             transcript.scroll_home(animate=False)  # as a reader scrolling up would
             await pilot.pause()
-            await pilot.click("#earlier")
+            await pilot.click(".earlier")
             await pilot.pause()
             if len(transcript.query(UserMessage)) < 150:
                 assert len(transcript.query(UserMessage)) == 2 * Transcript.WINDOW
         texts = [m.message_text for m in transcript.query(UserMessage)]
         assert texts[0] == "question 0"
         assert len(texts) == 150
-        assert not transcript.query("#earlier")
+        assert not transcript.query(".earlier")
 
 
 async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> None:

@@ -21,6 +21,7 @@ from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import AppContext, Backend, Services
+from byok_tui.storage.db import Progress
 from byok_tui.widgets.composer import Composer
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 from tests.support.pilot import chat, make_app, settle, state
@@ -33,10 +34,13 @@ def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     open_context = byok_tui.app._open_context
 
     def held(
-        services: Services | None, environ: Mapping[str, str], backend: Backend | None = None
+        services: Services | None,
+        environ: Mapping[str, str],
+        backend: Backend | None = None,
+        progress: Progress | None = None,
     ) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
         release.wait(10)
-        return open_context(services, environ, backend)
+        return open_context(services, environ, backend, progress)
 
     monkeypatch.setattr(byok_tui.app, "_open_context", held)
     yield release

@@ -280,9 +280,12 @@ def hostile_exports() -> st.SearchStrategy[bytes]:
 
 
 def every_row(store: Store) -> dict[str, set[tuple[Any, ...]]]:
-    """Every row of every table, as tuples of plain values (k included)."""
+    """Every row of every table, as tuples of plain values (k included). Not the search
+    index's own tables: derived from messages and titles, their pages change as it is
+    rewritten (search tests prove it finds what the tables hold)."""
     connection = store.connection()
-    tables = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    names = connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+    tables = [r[0] for r in names if "_fts" not in r[0]]
     return {
         table: {tuple(row) for row in connection.execute(f"SELECT * FROM {table}")}  # noqa: S608
         for table in tables

@@ -1,0 +1,32 @@
+"""The database as commands open it: a long upgrade says how far it is on standard error."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from byok_tui import services
+
+if TYPE_CHECKING:
+    from byok_tui.storage.store import Store
+
+# An upgrade with fewer messages to index than this says nothing (it takes about a second).
+QUIET_UPGRADE = 20_000
+# Off a terminal, the first step is said, then the end.
+FIRST_STEP = 10_000
+
+
+def print_progress(done: int, total: int) -> None:
+    """One line, kept up to date on a terminal."""
+    if total < QUIET_UPGRADE:
+        return
+    said = f"byok-tui: indexing messages for search (once, after an upgrade): {done:,} of {total:,}"
+    if sys.stderr.isatty():
+        print(f"\r{said}", end="\n" if done >= total else "", file=sys.stderr, flush=True)
+    elif done >= total or done <= FIRST_STEP:
+        print(said, file=sys.stderr, flush=True)
+
+
+def open_store(opened: services.Services) -> Store:
+    """The database, upgraded first if it must be, with progress."""
+    return services.open_store(opened, print_progress)

@@ -1,0 +1,171 @@
+"""ctrl+f searches every conversation from anywhere on the chat screen: live results with
+conversation, bot, role and the match marked; Enter opens the conversation at that message,
+marked and focused; Escape leaves everything as it was."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, OptionList, Static
+
+from byok_tui.app import ByokApp
+from byok_tui.screens.search import SearchScreen
+from byok_tui.screens.start import StartScreen
+from byok_tui.services import open_services, open_store
+from byok_tui.storage import db
+from byok_tui.storage.store import Store
+from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
+from tests.support.pilot import chat, make_app, settle, wait_for
+
+
+def two_conversations() -> tuple[Store, int, int]:
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    older = store.create_conversation(bot.id, "Fruit [b]facts[/b]")
+    store.add_message(older.id, "user", "Tell me about the kumquat")
+    store.add_message(older.id, "assistant", "A kumquat is a small citrus fruit.")
+    newer = store.create_conversation(bot.id, "Newer")
+    store.add_message(newer.id, "user", "Something else")
+    return store, older.id, newer.id
+
+
+def conversation_open(app: ByokApp) -> int | None:
+    state = chat(app).state
+    return state.conversation.id if state and state.conversation else None
+
+
+def hits_shown(screen: object) -> list[str]:
+    assert isinstance(screen, SearchScreen)
+    option_list = screen.query_one("#search-hits", OptionList)
+    options = [option_list.get_option_at_index(n) for n in range(option_list.option_count)]
+    return [str(option.prompt) for option in options if option.id is not None]
+
+
+async def test_ctrl_f_finds_a_message_and_enter_opens_it_marked() -> None:
+    _store, older, newer = two_conversations()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert conversation_open(app) == newer
+        await pilot.press("ctrl+f")
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        await pilot.press(*"kumq*")
+        await wait_for(pilot, lambda: len(hits_shown(search)) == 2)
+        first, second = hits_shown(search)
+        assert first.startswith("Fruit [b]facts[/b] · Default · assistant · 20")
+        assert first.endswith("A kumquat is a small citrus fruit.")
+        assert second.endswith("Tell me about the kumquat")
+        assert "2 found" in str(search.query_one("#search-status", Static).render())
+        await pilot.press("down", "down", "enter")  # to the list, then the second hit
+
+        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        assert conversation_open(app) == older
+        [found] = app.screen.query(".found")
+        assert isinstance(found, UserMessage)
+        assert found.message_text == "Tell me about the kumquat"
+        assert app.screen.focused is found
+
+
+async def test_enter_in_the_field_opens_the_newest_hit_and_escape_changes_nothing() -> None:
+    _store, older, newer = two_conversations()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"citrus")
+        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, SearchScreen)
+        assert conversation_open(app) == newer
+
+        await pilot.press("ctrl+f")  # the last search is offered again
+        assert app.screen.query_one("#search-query", Input).value == "citrus"
+        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        [found] = app.screen.query(".found")
+        assert isinstance(found, ReplyView) and "citrus" in found.content
+        assert conversation_open(app) == older
+
+
+async def test_a_hit_far_back_in_a_long_conversation_is_brought_into_view() -> None:
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    long = store.create_conversation(bot.id, "Long")
+    for number in range(150):
+        text = "the needle is here" if number == 3 else f"message {number}"
+        store.add_message(long.id, "user", text)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"needle")
+        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        await pilot.pause(0.2)
+        transcript = app.screen.query_one(Transcript)
+        [found] = app.screen.query(".found")
+        assert transcript.region.contains_region(found.region)  # on screen
+        assert transcript.scroll_y < transcript.max_scroll_y  # not snapped back to the end
+
+
+async def test_ctrl_f_works_from_a_field_of_the_config_pane() -> None:
+    """An Input deletes a word with ctrl+f; on the chat screen ctrl+f searches everywhere."""
+    two_conversations()
+    app = make_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(app.screen.query("#bot-name")))
+        app.screen.query_one("#bot-name", Input).focus()
+        await pilot.press("ctrl+f")
+        assert isinstance(app.screen, SearchScreen)
+
+
+async def test_nothing_found_and_nothing_typed_say_so() -> None:
+    two_conversations()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"durian")
+        status = app.screen.query_one("#search-status", Static)
+        await wait_for(pilot, lambda: "Nothing found" in str(status.render()))
+        await pilot.press("enter")  # nothing to open: the panel stays
+        assert isinstance(app.screen, SearchScreen)
+
+
+async def test_the_start_screen_shows_an_upgrade_indexing_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before_search = db.SEARCH_INDEX_MIGRATION - 1
+    with monkeypatch.context() as old_version:
+        old_version.setattr(db, "MIGRATIONS", db.MIGRATIONS[:before_search])
+        old_version.setattr(db, "SCHEMA_VERSION", before_search)
+        old = open_store(open_services())
+        chat_ = old.create_conversation(old.default_bot("openai", "gpt-5.5").id, "Old")
+        for number in range(30):
+            old.add_message(chat_.id, "user", f"old {number}")
+        old.close()
+    monkeypatch.setattr(db, "INDEX_BATCH", 10)
+    shown: list[str] = []
+    show = StartScreen.show_progress
+
+    def seen(screen: StartScreen, done: int, total: int) -> None:
+        show(screen, done, total)
+        shown.append(str(screen.query_one("#start-footer", Static).render()))
+
+    monkeypatch.setattr(StartScreen, "show_progress", seen)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+    assert [line.strip() for line in shown] == [
+        f"Indexing messages for search (once, after an upgrade): {n} of 30" for n in (10, 20, 30)
+    ]
+
+
+async def test_the_sidebar_search_button_opens_the_panel_with_the_mouse() -> None:
+    two_conversations()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.click("#open-search")
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.focused is app.screen.query_one("#search-query")
