@@ -405,10 +405,13 @@ class AppData:
         over_budget: bool = False,
         config: BotConfig | None = None,
         fallback: bool = False,
+        edit_of: int | None = None,
+        regenerate: int | None = None,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
         bot read by `bot()`, which waited for the writes before it. `config` and `fallback`:
-        one of the bot's fallbacks asked instead of its own provider."""
+        one of the bot's fallbacks asked instead of its own provider; `edit_of`,
+        `regenerate`: a new branch."""
         return self._context.conversations.send(
             bot,
             conversation,
@@ -417,7 +420,19 @@ class AppData:
             over_budget=over_budget,
             config=config,
             fallback=fallback,
+            edit_of=edit_of,
+            regenerate=regenerate,
         )
+
+    def switch_alternative(self, message_id: int, step: int) -> int | None:
+        """Show the alternative `step` places from this message (its branch with it); the
+        alternative now shown, None when there is none that way."""
+        self._settled()
+        db = self._context.db
+        chosen = db.sibling(message_id, step)
+        if chosen is not None:
+            db.switch_to(chosen)
+        return chosen
 
     def close(self) -> None:
         """Wait for every write queued (every key typed is saved before the app goes)."""

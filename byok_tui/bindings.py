@@ -103,6 +103,14 @@ CHAT_KEYS = (
         priority=True,
     ),
     Key(
+        "ctrl+g",
+        "regenerate",
+        "Regenerate",
+        "chat.regenerate",
+        "Answer the focused reply (else the last) again; the earlier answer is kept",
+        show=False,
+    ),
+    Key(
         "ctrl+n",
         "new_conversation",
         "New chat",
@@ -164,6 +172,31 @@ COMPOSER_KEYS = (
     ),
 )
 
+# On a message of the transcript, once focused (click it, or tab to it).
+_PREVIOUS, _NEXT = "Show the alternative before this one (‹)", "Show the alternative after (›)"
+USER_MESSAGE_KEYS = (
+    Key(
+        "e",
+        "edit",
+        "Edit",
+        "message.edit",
+        "Edit this message and send it again; what followed it is kept as an alternative",
+    ),
+    Key("left", "alternative(-1)", "‹", "message.previous", _PREVIOUS),
+    Key("right", "alternative(1)", "›", "message.next", _NEXT),
+)
+REPLY_KEYS = (
+    Key(
+        "r",
+        "regenerate",
+        "Regenerate",
+        "reply.regenerate",
+        "Answer this again (with the bot's model now); this reply is kept as an alternative",
+    ),
+    Key("left", "alternative(-1)", "‹", "reply.previous", _PREVIOUS),
+    Key("right", "alternative(1)", "›", "reply.next", _NEXT),
+)
+
 # In the sidebar's lists (bots, conversations).
 SIDEBAR_KEYS = (
     Key(
@@ -179,6 +212,13 @@ SIDEBAR_KEYS = (
 # In the command palette (and the sidebar's buttons), with no key of their own.
 BOT_COMMANDS = (
     Key("", "new_bot", "New bot", "chat.new_bot", "Create a bot; the config pane is its editor"),
+    Key(
+        "",
+        "edit_last",
+        "Edit last message",
+        "chat.edit_last",
+        "Put your last message in the composer; sending it keeps the earlier one as an alternative",
+    ),
     Key(
         "",
         "delete_bot",

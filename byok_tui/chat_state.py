@@ -5,7 +5,7 @@ never on the UI thread. Plain data; no Textual.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.text import Text
 
@@ -103,6 +103,8 @@ class ChatState:
     spend: Spend
     limits: dict[str, str]  # provider id → what its rate limits say, when it matters
     lost_provider: str | None = None  # the bot's provider, not defined any more: it moved
+    # Message id → (its place, how many) for messages with alternatives (edits, regenerations).
+    alternatives: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -232,6 +234,7 @@ def read_state(
         conversations=conversations,
         conversation=conversation,
         messages=store.messages(conversation.id) if conversation else [],
+        alternatives=store.alternatives(conversation.id) if conversation else {},
         models=model_choices(context, bot.config.provider),
         global_key=global_key,
         bot_key=store.bot_key(bot.id) or "",

@@ -216,8 +216,14 @@ class ConversationService:
         over_budget: bool = False,
         key_label: str | None = None,
         fallback: bool = False,
+        edit_of: int | None = None,
+        regenerate: int | None = None,
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
+
+        `edit_of`: the stored user message `text` is an alternative to; `regenerate` (with
+        `text` None): the reply to answer again. What followed them is kept, as another
+        branch; what is sent is the branch the new message or reply ends.
 
         `on_sent` is called once the request is on the wire.
 
@@ -233,6 +239,9 @@ class ConversationService:
         """
         store = self._store
         config = config or bot.config
+        replaced = edit_of if edit_of is not None else regenerate
+        if replaced is not None:  # the new one follows what the replaced one followed
+            store.branch_from(conversation.id, store.message(replaced).parent_id)
         if text is not None:  # kept first, whatever follows
             store.add_message(conversation.id, "user", text)
         try:

@@ -85,6 +85,7 @@ class Message:
     cost_usd: float | None = None  # None: not known (see price)
     price: str | None = None  # the price the cost was worked out with, or why there is none
     fallback: bool = False  # answered by one of the bot's fallbacks, not its own provider
+    parent_id: int | None = None  # the message this one follows (None: the first)
 
 
 BudgetPeriod = Literal["day", "month"]

@@ -256,6 +256,24 @@ def test_the_search_panel(snap_compare: Any, monkeypatch: Any) -> None:
         time.tzset()
 
 
+def test_a_message_with_alternatives(snap_compare: Any) -> None:
+    """A question asked twice (edited) and its reply regenerated: under the question "‹ 2/2 ›"
+    (the edit is the second of two), under the reply "‹ 2/2 ›" (the second answer), and only
+    the branch on screen: the first question and its answer are not shown."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    data = store()
+    bot = data.default_bot("openai", "gpt-5.4-mini")
+    chat = data.create_conversation(bot.id, "Alternatives")
+    first = data.add_message(chat.id, "user", "What is a kumquat?")
+    data.add_message(chat.id, "assistant", "A fruit.")
+    data.branch_from(chat.id, first.parent_id)
+    edited = data.add_message(chat.id, "user", "What is a kumquat, in two sentences?")
+    data.add_message(chat.id, "assistant", "A small citrus fruit. You eat it whole.")
+    data.branch_from(chat.id, edited.id)
+    data.add_message(chat.id, "assistant", "A tiny orange-like fruit. Its peel is sweet.")
+    assert snap_compare(make_app(), terminal_size=(120, 30), run_before=settled)
+
+
 def test_config_pane_with_a_per_bot_key_and_a_mismatch_warning(snap_compare: Any) -> None:
     """The config pane with a per-bot key set (masked): the line says the next message uses
     the per-bot key (first and last four characters only), at the foot of the pane, in view

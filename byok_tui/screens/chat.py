@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Key, Resize
 from textual.screen import Screen
@@ -47,7 +48,15 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.sidebar import Sidebar
-from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
+from byok_tui.widgets.transcript import (
+    EMPTY_HINT,
+    AlternativeWanted,
+    EditWanted,
+    RegenerateWanted,
+    ReplyView,
+    Transcript,
+    UserMessage,
+)
 
 
 class ChatScreen(Screen[None]):
@@ -223,7 +232,7 @@ class ChatScreen(Screen[None]):
             self.notify("A message that was not sent before byok-tui closed is back below.")
         self._remember_opened()
         messages = state.messages if message.transcript else None
-        self._column.opened(state.bot.id, state.conversation, messages)
+        self._column.opened(state.bot.id, state.conversation, messages, state.alternatives)
         if messages is not None and self._reveal is not None:
             self.run_worker(self._show_found(self._reveal), group="reveal")
             self._reveal = None
@@ -472,6 +481,8 @@ class ChatScreen(Screen[None]):
         if message.cost_usd:
             self._billed_since_load += message.cost_usd
             self._show_title()
+        if message.branched and self.state is not None and self.state.conversation is not None:
+            self._open(self.state.bot.id, self.state.conversation.id)  # shows the alternatives
         self._refresh_key_in_use()  # the key may have been changed while the reply streamed
         self._remember_opened()  # a conversation the reply's message started
 
@@ -521,6 +532,10 @@ class ChatScreen(Screen[None]):
         focused = self.focused
         if not event.is_printable or isinstance(focused, Input | TextArea | Button):
             return
+        if isinstance(focused, UserMessage | ReplyView) and any(
+            binding.key == event.key for binding in focused.BINDINGS if isinstance(binding, Binding)
+        ):
+            return  # a key of the focused message (e: edit, r: regenerate)
         if event.key == "question_mark":
             return  # outside the composer, ? opens the help
         if focused is None or any(
@@ -634,7 +649,54 @@ class ChatScreen(Screen[None]):
         self._reload()
 
     def action_stop_reply(self) -> None:
+        if not self._column.busy and self._column.cancel_edit():
+            return
         self._column.stop()
+
+    # Edits, regenerations and their alternatives --------------------------------------------
+
+    def on_edit_wanted(self, message: EditWanted) -> None:
+        self._column.begin_edit(message.message_id, message.text)
+
+    def on_regenerate_wanted(self, message: RegenerateWanted) -> None:
+        if not self._column.regenerate(message.message_id):
+            self.notify("A reply is on its way: wait, or press Escape to stop it.")
+
+    def action_regenerate(self) -> None:
+        focused = self.focused
+        replies = [r for r in self.query(ReplyView) if r.message_id is not None]
+        if isinstance(focused, ReplyView) and focused.message_id is not None:
+            self.post_message(RegenerateWanted(focused.message_id))
+        elif replies:
+            self.post_message(RegenerateWanted(replies[-1].message_id or 0))
+        else:
+            self.notify("No reply to answer again yet.")
+
+    def action_edit_last(self) -> None:
+        sent = [m for m in self.query(UserMessage) if m.message_id is not None]
+        if not sent:
+            self.notify("No message of yours to edit yet.")
+            return
+        self._column.begin_edit(sent[-1].message_id or 0, sent[-1].message_text)
+
+    def on_alternative_wanted(self, message: AlternativeWanted) -> None:
+        self._switch_alternative(message.message_id, message.step)
+
+    @work(thread=True, exclusive=True, group="alternative")
+    def _switch_alternative(self, message_id: int, step: int) -> None:
+        try:
+            chosen = self.data.switch_alternative(message_id, step)
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.app.call_from_thread(self._show_alternative, chosen, step)
+
+    def _show_alternative(self, chosen: int | None, step: int) -> None:
+        if chosen is None:
+            self.notify(f"No alternative {'before' if step < 0 else 'after'} this one.")
+        elif self.state is not None and self.state.conversation is not None:
+            self._reveal = chosen
+            self._open(self.state.bot.id, self.state.conversation.id)
 
     def action_retry(self) -> None:
         self._column.retry()

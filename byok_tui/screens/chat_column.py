@@ -64,7 +64,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.activity_line import ActivityLine
-from byok_tui.widgets.composer import Composer
+from byok_tui.widgets.composer import COMPOSER_TITLE, Composer
 from byok_tui.widgets.reply_stream import ReplyStream
 from byok_tui.widgets.transcript import Transcript, reply_meta
 
@@ -72,9 +72,23 @@ YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have
 YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle
 FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first words to be drawn
 AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
+EDITING_TITLE = "Editing a message · Enter sends it as an alternative · Esc cancels"
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
 FALLBACK_SECONDS = 5  # the countdown before the bot's next fallback is asked (Esc stays)
+
+
+@dataclass(frozen=True)
+class Branch:
+    """What the next send replaces, if anything: a user message edited, or a reply asked
+    again."""
+
+    edit_of: int | None = None
+    regenerate: int | None = None
+
+    @property
+    def replaced(self) -> int | None:
+        return self.edit_of if self.edit_of is not None else self.regenerate
 
 
 class ChatColumn(Vertical):
@@ -89,6 +103,7 @@ class ChatColumn(Vertical):
         """A reply ended, however it ended (the key may have changed meanwhile)."""
 
         cost_usd: float | None = None  # what it cost, when that is known
+        branched: bool = False  # an edit or a regeneration: the alternatives changed
 
     def __init__(
         self,
@@ -118,6 +133,10 @@ class ChatColumn(Vertical):
         self._ready = asyncio.Event()
         self._unsent_kept = False  # a message waiting for its conversation is kept aside
         self._billed: float | None = None  # what the reply in progress cost, once it ended
+        self._branch = Branch()  # what the next send replaces (an edit, a regeneration)
+        self._branched = False  # the send in progress made a new branch
+        self._editing: int | None = None  # the stored message the composer holds, to edit
+        self._draft_before_edit = ""
         self._estimate_line = ""  # what sending the composer's text would cost
         self._estimate_timer: Timer | None = None
 
@@ -136,12 +155,17 @@ class ChatColumn(Vertical):
         self._ready.clear()
 
     def opened(
-        self, bot_id: int, conversation: Conversation | None, messages: list[StoredMessage] | None
+        self,
+        bot_id: int,
+        conversation: Conversation | None,
+        messages: list[StoredMessage] | None,
+        alternatives: dict[int, tuple[int, int]] | None = None,
     ) -> None:
-        """What is open now; `messages` when the transcript is to show them."""
+        """What is open now; `messages` when the transcript is to show them (`alternatives`:
+        message id → place and count, for those that have some)."""
         self._bot_id, self._conversation = bot_id, conversation
         if messages is not None:
-            self.query_one(Transcript).show_messages(messages)
+            self.query_one(Transcript).show_messages(messages, alternatives)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
 
@@ -183,6 +207,38 @@ class ChatColumn(Vertical):
             self._fallback_at = 0.0
             self._start_send(None)
 
+    def regenerate(self, reply_id: int) -> bool:
+        """Answer a stored reply's question again; the reply is kept as an alternative.
+        False when a reply is on its way."""
+        if self.busy or self._conversation is None:
+            return False
+        self._fallback_at = 0.0
+        self._branch = Branch(regenerate=reply_id)
+        self._start_send(None)
+        return True
+
+    def begin_edit(self, message_id: int, text: str) -> None:
+        """The composer holds a stored message to edit: sending it makes an alternative."""
+        composer = self.query_one(Composer)
+        if self._editing is None:
+            self._draft_before_edit = composer.text  # given back if the edit is cancelled
+        self._editing = message_id
+        composer.text = text
+        composer.border_title = EDITING_TITLE
+        composer.focus()
+
+    def cancel_edit(self) -> bool:
+        """Leave the edit; the draft from before it is back. False: there was none."""
+        if self._editing is None:
+            return False
+        self._end_edit()
+        self.query_one(Composer).text = self._draft_before_edit
+        return True
+
+    def _end_edit(self) -> None:
+        self._editing = None
+        self.query_one(Composer).border_title = COMPOSER_TITLE
+
     # Sending ------------------------------------------------------------------------------
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
@@ -194,15 +250,17 @@ class ChatColumn(Vertical):
             self.query_one(Composer).text = message.text  # given back: never lose what was typed
             self.notify("A reply is on its way: wait, or press Escape to stop it.")
             return
+        edit_of, text = self._editing, message.text
+        if edit_of is not None:
+            self._end_edit()
         found = secrets_in(message.text)
         if not found:
-            self._send_new(message.text)
+            self._send_new(text, edit_of)
             return
-        text = message.text
 
         def decided(send_anyway: bool | None) -> None:
             if send_anyway:
-                self._send_new(text)
+                self._send_new(text, edit_of)
             else:
                 self.query_one(Composer).text = text  # held, not lost
 
@@ -218,7 +276,7 @@ class ChatColumn(Vertical):
         question += " Send it anyway?"
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
-    def _send_new(self, text: str) -> None:
+    def _send_new(self, text: str, edit_of: int | None = None) -> None:
         # The message is drawn once its request is on the wire, or after ECHO_GRACE if that
         # takes longer: a frame drawn first would hold the request back by its length.
         self._unechoed = text
@@ -228,6 +286,7 @@ class ChatColumn(Vertical):
             # once it is open, so that nothing is lost if the process dies meanwhile.
             self._unsent_kept = True
             self.data.keep_unsent(text)
+        self._branch = Branch(edit_of=edit_of)
         self._start_send(text)
 
     def _forget_unsent(self) -> None:
@@ -256,6 +315,10 @@ class ChatColumn(Vertical):
         self, text: str | None, over_budget: bool, fallback: str | None = None
     ) -> None:
         data = self.data
+        branch, self._branch = self._branch, Branch()
+        replaced = branch.replaced
+        if replaced is not None:  # what followed it makes way (it is kept, as a branch)
+            await self.query_one(Transcript).cut_from(replaced)
         if not self._ready.is_set():
             await self._ready.wait()  # the conversation the message belongs to is opening
         if self._bot_id is None:  # none could be opened (the error was shown)
@@ -306,7 +369,10 @@ class ChatColumn(Vertical):
                 over_budget=over_budget,
                 config=config,
                 fallback=fallback is not None,
+                edit_of=branch.edit_of,
+                regenerate=branch.regenerate,
             )
+            self._branched = self._branched or replaced is not None
             # Closed however this ends, even cancelled while the screen (not the stream) is
             # waiting: closing is what saves the text received so far.
             async with contextlib.aclosing(sending):
@@ -454,8 +520,8 @@ class ChatColumn(Vertical):
         self._wait_until = 0.0
         self._activity_started = 0.0
         self._tick_activity()
-        self.post_message(self.ReplyFinished(self._billed))
-        self._billed = None
+        self.post_message(self.ReplyFinished(self._billed, self._branched))
+        self._billed, self._branched = None, False
 
     # The estimate of what the draft would cost ------------------------------------------------
 

@@ -17,8 +17,10 @@ from byok_tui.bindings import (
     CHAT_KEYS,
     COMPOSER_KEYS,
     PALETTE,
+    REPLY_KEYS,
     SETTINGS_KEYS,
     SIDEBAR_KEYS,
+    USER_MESSAGE_KEYS,
     Key,
 )
 
@@ -26,6 +28,8 @@ AREAS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Anywhere", (*APP_KEYS, PALETTE)),
     ("Chat", CHAT_KEYS),
     ("Message box", COMPOSER_KEYS),
+    ("Your message, focused (click it or tab to it)", USER_MESSAGE_KEYS),
+    ("A reply, focused", REPLY_KEYS),
     ("Sidebar lists", SIDEBAR_KEYS),
     ("Settings", SETTINGS_KEYS),
     ("Command palette (ctrl+p), no key of their own", BOT_COMMANDS),
@@ -34,6 +38,7 @@ AREAS: tuple[tuple[str, tuple[Key, ...]], ...] = (
 MOUSE = (
     "Click a provider, bot or conversation in the sidebar to choose it.",
     "Click a message, then ctrl+t, to copy it; the wheel scrolls the conversation.",
+    "Click the left or right half of ‹ 2/3 › under a message to see its alternatives.",
     "Click the footer's keys to run them; ⚙ Settings and + New bot are buttons.",
 )
 

@@ -203,6 +203,22 @@ MIGRATIONS: tuple[str, ...] = (
     END;
     INSERT INTO titles_fts(titles_fts) VALUES ('rebuild');
     """,
+    # 10: branches. Each message follows its parent (NULL: the first of its conversation);
+    # an edited message or a regenerated reply is a sibling of the one it replaces, which is
+    # kept. The conversation shows the branch that ends at its leaf. Messages stored before
+    # follow the one stored before them.
+    """
+    ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id) ON DELETE CASCADE;
+    UPDATE messages SET parent_id = (
+        SELECT max(earlier.id) FROM messages AS earlier
+        WHERE earlier.conversation_id = messages.conversation_id AND earlier.id < messages.id
+    );
+    CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id, id);
+    ALTER TABLE conversations ADD COLUMN leaf_id INTEGER;
+    UPDATE conversations SET leaf_id = (
+        SELECT max(id) FROM messages WHERE messages.conversation_id = conversations.id
+    );
+    """,
 )
 SEARCH_INDEX_MIGRATION = 9
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -338,10 +338,92 @@ class Store:
     # Messages ------------------------------------------------------------------------------
 
     def messages(self, conversation_id: int) -> list[Message]:
+        """The branch on screen: from the first message to the conversation's leaf (a
+        message always has a greater id than the one it follows)."""
+        rows = self.connection().execute(
+            "WITH RECURSIVE branch(id) AS ("
+            " SELECT leaf_id FROM conversations WHERE id = ? AND leaf_id IS NOT NULL"
+            " UNION ALL SELECT m.parent_id FROM messages m JOIN branch ON m.id = branch.id"
+            " WHERE m.parent_id IS NOT NULL)"
+            " SELECT messages.* FROM messages JOIN branch ON messages.id = branch.id"
+            " ORDER BY messages.id",
+            (conversation_id,),
+        )
+        return [_message(row) for row in rows]
+
+    def all_messages(self, conversation_id: int) -> list[Message]:
+        """Every message of every branch, in the order they were stored."""
         rows = self.connection().execute(
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         )
         return [_message(row) for row in rows]
+
+    def alternatives(self, conversation_id: int) -> dict[int, tuple[int, int]]:
+        """For each message that has alternatives (an edit, a regeneration): its place among
+        them, 1 first, and how many there are."""
+        rows = (
+            self.connection()
+            .execute(
+                "SELECT id, parent_id FROM messages WHERE conversation_id = ? AND parent_id IS ?"
+                " ORDER BY id",
+                (conversation_id, None),
+            )
+            .fetchall()
+        )
+        rows += (
+            self.connection()
+            .execute(
+                "SELECT m.id, m.parent_id FROM messages m WHERE m.conversation_id = ?1"
+                " AND m.parent_id IN (SELECT parent_id FROM messages WHERE conversation_id = ?1"
+                " AND parent_id IS NOT NULL GROUP BY parent_id HAVING count(*) > 1) ORDER BY m.id",
+                (conversation_id,),
+            )
+            .fetchall()
+        )
+        siblings: dict[int | None, list[int]] = {}
+        for message_id, parent_id in rows:
+            siblings.setdefault(parent_id, []).append(message_id)
+        return {
+            message_id: (place, len(ids))
+            for ids in siblings.values()
+            if len(ids) > 1
+            for place, message_id in enumerate(ids, 1)
+        }
+
+    def branch_from(self, conversation_id: int, parent_id: int | None) -> None:
+        """The next message of the conversation follows `parent_id` (None: it is a new first
+        message): what came after stays, as an alternative."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE conversations SET leaf_id = ? WHERE id = ?", (parent_id, conversation_id)
+            )
+
+    def sibling(self, message_id: int, step: int) -> int | None:
+        """The alternative `step` places after (negative: before) this message; None past
+        the first or the last."""
+        row = self._one("SELECT conversation_id, parent_id FROM messages WHERE id = ?", message_id)
+        if row is None:
+            raise NotFoundError(f"no message {message_id}")
+        ids = [
+            r[0]
+            for r in self.connection().execute(
+                "SELECT id FROM messages WHERE conversation_id = ? AND parent_id IS ? ORDER BY id",
+                (row[0], row[1]),
+            )
+        ]
+        place = ids.index(message_id) + step
+        return ids[place] if 0 <= place < len(ids) else None
+
+    def switch_to(self, message_id: int) -> None:
+        """Show the branch through `message_id`, down to the newest message that follows it."""
+        with self.transaction() as db:
+            db.execute(
+                "WITH RECURSIVE below(id) AS (SELECT ?1 UNION ALL"
+                " SELECT m.id FROM messages m JOIN below ON m.parent_id = below.id)"
+                " UPDATE conversations SET leaf_id = (SELECT max(id) FROM below)"
+                " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?1)",
+                (message_id,),
+            )
 
     def message(self, message_id: int) -> Message:
         row = self._one("SELECT * FROM messages WHERE id = ?", message_id)
@@ -366,8 +448,9 @@ class Store:
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO messages (uuid, conversation_id, role, content, provider, model,"
-                " key_source, status, created, updated, fallback)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " key_source, status, created, updated, fallback, parent_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " (SELECT leaf_id FROM conversations WHERE id = ?))",
                 (
                     str(uuid.uuid4()),
                     conversation_id,
@@ -380,9 +463,13 @@ class Store:
                     now,
                     now,
                     int(fallback),
+                    conversation_id,  # it follows the branch on screen
                 ),
             )
-            db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation_id))
+            db.execute(
+                "UPDATE conversations SET updated = ?, leaf_id = ? WHERE id = ?",
+                (now, cursor.lastrowid, conversation_id),
+            )
         return self.message(int(cursor.lastrowid or 0))
 
     def save_reply(

@@ -81,11 +81,19 @@ def export_all(
     conversations = []
     for bot in bots:
         for conversation in store.conversations(bot.id):
+            # Every branch; each message names the one it follows, the conversation the
+            # message its branch on screen ends at.
             rows = db.execute(
-                f"SELECT {', '.join(_MESSAGE_FIELDS)} FROM messages"  # noqa: S608
-                " WHERE conversation_id = ? ORDER BY id",
+                f"SELECT {', '.join(f'm.{f}' for f in _MESSAGE_FIELDS)},"  # noqa: S608
+                " p.uuid AS parent_uuid FROM messages m LEFT JOIN messages p"
+                " ON p.id = m.parent_id WHERE m.conversation_id = ? ORDER BY m.id",
                 (conversation.id,),
             )
+            leaf = db.execute(
+                "SELECT m.uuid FROM conversations c JOIN messages m ON m.id = c.leaf_id"
+                " WHERE c.id = ?",
+                (conversation.id,),
+            ).fetchone()
             conversations.append(
                 {
                     "uuid": conversation.uuid,
@@ -93,6 +101,7 @@ def export_all(
                     "title": conversation.title,
                     "created": conversation.created,
                     "updated": conversation.updated,
+                    "current_uuid": leaf[0] if leaf else None,
                     "messages": [dict(row) for row in rows],
                 }
             )
@@ -188,7 +197,24 @@ def _check_message(raw: Any) -> dict[str, Any]:
     _require(message["fallback"] in (None, 0, 1, True, False), "message fallback is invalid")
     message["fallback"] = int(bool(message["fallback"]))
     message["created"] = _number(message["created"], "a message time")
+    parent = raw.get("parent_uuid")
+    message["parent_uuid"] = None if parent is None else _uuid(parent)
+    message["follows_previous"] = "parent_uuid" not in raw  # an export made before branches
     return message
+
+
+def _check_branches(messages: list[dict[str, Any]], current: Any) -> str | None:
+    """Each message follows one before it in the same conversation; the branch on screen
+    ends at one of them. The uuid it ends at (None: the last message)."""
+    seen: set[str] = set()
+    for message in messages:
+        parent = message["parent_uuid"]
+        _require(parent is None or parent in seen, "a message follows one not before it")
+        seen.add(message["uuid"])
+    if current is None:
+        return None
+    _require(_uuid(current) in seen, "a conversation's current message is not one of its own")
+    return str(current)
 
 
 def _text(value: Any, what: str, most: int, *, optional: bool = False) -> str | None:
@@ -291,6 +317,7 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
         _require(isinstance(title, str) and len(title) <= 1000, "a conversation title is invalid")
         messages = entry.get("messages")
         _require(isinstance(messages, list), "a conversation's messages must be a list")
+        entries = [_check_message(m) for m in messages]
         conversations.append(
             (
                 _uuid(entry.get("uuid")),
@@ -298,7 +325,8 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
                 title,
                 _number(entry.get("created"), "a conversation time"),
                 _number(entry.get("updated"), "a conversation time"),
-                [_check_message(m) for m in messages],
+                entries,
+                _check_branches(entries, entry.get("current_uuid")),
             )
         )
     requests = [_check_request(row) for row in document.get("requests", [])]
@@ -321,8 +349,9 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
             name = _free_name(db, config.name)  # k is never set from an import
             bot_ids[bot_uuid] = insert_bot(db, bot_uuid, replace(config, name=name))
             added[0] += 1
-        for conv_uuid, bot_uuid, title, created, updated, messages in conversations:
+        for conv_uuid, bot_uuid, title, created, updated, messages, current in conversations:
             row = db.execute("SELECT id FROM conversations WHERE uuid = ?", (conv_uuid,)).fetchone()
+            new_conversation = row is None
             if row is None:
                 cursor = db.execute(
                     "INSERT INTO conversations (uuid, bot_id, title, created, updated)"
@@ -339,18 +368,35 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
                 added[1] += 1
             else:
                 conversation_id = row[0]
+            ids: dict[str, int] = {}  # each message's id here, by uuid
+            previous: int | None = None
             for message in messages:
                 exists = db.execute(
-                    "SELECT 1 FROM messages WHERE uuid = ?", (message["uuid"],)
+                    "SELECT id FROM messages WHERE uuid = ?", (message["uuid"],)
                 ).fetchone()
                 if exists:
+                    previous = ids[message["uuid"]] = exists[0]
                     continue
-                db.execute(
+                parent = message["parent_uuid"]
+                parent_id = previous if message["follows_previous"] else ids.get(parent or "")
+                cursor = db.execute(
                     f"INSERT INTO messages (conversation_id, {', '.join(_MESSAGE_FIELDS)},"  # noqa: S608
-                    f" updated) VALUES (?, {', '.join('?' * len(_MESSAGE_FIELDS))}, ?)",
-                    (conversation_id, *(message[f] for f in _MESSAGE_FIELDS), message["created"]),
+                    f" updated, parent_id) VALUES (?, {', '.join('?' * len(_MESSAGE_FIELDS))},"
+                    " ?, ?)",
+                    (
+                        conversation_id,
+                        *(message[f] for f in _MESSAGE_FIELDS),
+                        message["created"],
+                        parent_id,
+                    ),
                 )
+                previous = ids[message["uuid"]] = int(cursor.lastrowid or 0)
                 added[2] += 1
+            if new_conversation and ids:  # a conversation here already keeps its own branch
+                db.execute(
+                    "UPDATE conversations SET leaf_id = ? WHERE id = ?",
+                    (ids[current] if current else previous, conversation_id),
+                )
         for name, value in settings.items():
             db.execute(
                 "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",

@@ -16,6 +16,9 @@ from byok_tui.bindings import COMPOSER_KEYS
 _NEWLINE_KEYS = frozenset(next(k for k in COMPOSER_KEYS if k.action == "newline").keys.split(","))
 
 
+COMPOSER_TITLE = "Message · Enter sends · ctrl+j new line"
+
+
 class Composer(TextArea):
     DEFAULT_CSS = """
     Composer { height: 6; border: round $accent 40%; }
@@ -30,7 +33,7 @@ class Composer(TextArea):
         super().__init__(
             id="composer", soft_wrap=True, tab_behavior="focus", show_line_numbers=False
         )
-        self.border_title = "Message · Enter sends · ctrl+j new line"
+        self.border_title = COMPOSER_TITLE
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":

@@ -7,14 +7,19 @@ Markdown renderable (which has no markup).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Click
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Collapsible, Static
 
+from byok_tui.bindings import REPLY_KEYS, USER_MESSAGE_KEYS, textual_bindings
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.pricing import usage_line
 from byok_tui.records import Message as StoredMessage
@@ -66,9 +71,20 @@ class UserMessage(Static, can_focus=True):
     UserMessage:focus { background: $accent 30%; }
     """
 
-    def __init__(self, content: str) -> None:
+    BINDINGS = textual_bindings(USER_MESSAGE_KEYS)
+
+    def __init__(self, content: str, message_id: int | None = None) -> None:
         super().__init__(Text(strip_terminal_controls(content)), markup=False)
         self.message_text = content
+        self.message_id = message_id  # None: not stored yet (just sent)
+
+    def action_edit(self) -> None:
+        if self.message_id is not None:
+            self.post_message(EditWanted(self.message_id, self.message_text))
+
+    def action_alternative(self, step: int) -> None:
+        if self.message_id is not None:
+            self.post_message(AlternativeWanted(self.message_id, step))
 
 
 class ErrorBlock(Static):
@@ -116,11 +132,24 @@ class ReplyView(Vertical, can_focus=True):
     ReplyView.partial > .meta { color: $warning; }
     """
 
-    def __init__(self, content: str = "", reasoning: str = "", meta: str = "") -> None:
+    BINDINGS = textual_bindings(REPLY_KEYS)
+
+    def __init__(
+        self, content: str = "", reasoning: str = "", meta: str = "", message_id: int | None = None
+    ) -> None:
         super().__init__()
         self.content = strip_terminal_controls(content)
         self.reasoning = strip_terminal_controls(reasoning)
         self._meta = meta
+        self.message_id = message_id  # None: streaming now
+
+    def action_regenerate(self) -> None:
+        if self.message_id is not None:
+            self.post_message(RegenerateWanted(self.message_id))
+
+    def action_alternative(self, step: int) -> None:
+        if self.message_id is not None:
+            self.post_message(AlternativeWanted(self.message_id, step))
 
     def compose(self) -> ComposeResult:
         if self.reasoning:
@@ -166,6 +195,48 @@ class ReplyView(Vertical, can_focus=True):
             self.mount(self._reasoning_view(), before=self.query_one(".body"))
 
 
+@dataclass
+class EditWanted(Message):
+    """Edit a stored user message and send it again, as an alternative to it."""
+
+    message_id: int
+    text: str
+
+
+@dataclass
+class RegenerateWanted(Message):
+    """Answer a stored reply's question again, as an alternative to it."""
+
+    message_id: int
+
+
+@dataclass
+class AlternativeWanted(Message):
+    """Show the alternative `step` places from this message (-1: the one before)."""
+
+    message_id: int
+    step: int
+
+
+class Alternatives(Static):
+    """Place and count under a message that has alternatives (`2/3` between two arrows): a
+    click on the left half shows the one before, on the right half the one after."""
+
+    DEFAULT_CSS = """
+    Alternatives { width: auto; color: $text-muted; margin: 0 0 0 8; }
+    Alternatives.reply { margin: 0; }
+    """
+
+    def __init__(self, message_id: int, place: int, count: int, *, reply: bool) -> None:
+        super().__init__(f"‹ {place}/{count} ›", markup=False, classes="reply" if reply else "")
+        self.message_id = message_id
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        step = -1 if event.x < self.size.width // 2 else 1
+        self.post_message(AlternativeWanted(self.message_id, step))
+
+
 class Transcript(VerticalScroll):
     """Shows the latest messages; earlier ones are mounted on demand, so a conversation of
     thousands of messages opens as fast as a short one."""
@@ -184,12 +255,19 @@ class Transcript(VerticalScroll):
         self._hidden: list[StoredMessage] = []  # earlier messages not mounted yet, oldest first
         self._by_id: dict[int, Widget] = {}  # the widget showing each stored message
         self._earlier: Button | None = None  # shows earlier messages, while there are some
+        self._alternatives: dict[int, tuple[int, int]] = {}
         self._following = True  # the reader is at the bottom: new text stays in view
         self._empty_hint = EMPTY_HINT
 
-    def show_messages(self, messages: list[StoredMessage]) -> None:
+    def show_messages(
+        self,
+        messages: list[StoredMessage],
+        alternatives: dict[int, tuple[int, int]] | None = None,
+    ) -> None:
+        """`alternatives`: message id → (place, count) for those that have some."""
         self.remove_children()
         self._by_id, self._earlier = {}, None
+        self._alternatives = alternatives or {}
         if not messages:
             self._hidden = []
             self.mount(Static(self._empty_hint, classes="empty", markup=False))
@@ -255,8 +333,9 @@ class Transcript(VerticalScroll):
         widgets: list[Widget] = []
         for message in messages:
             if message.role == "user":
-                widgets.append(UserMessage(message.content))
+                widgets.append(UserMessage(message.content, message.id))
                 self._by_id[message.id] = widgets[-1]
+                widgets += self._alternatives_of(message.id, reply=False)
                 continue
             if message.content or message.reasoning:
                 view = ReplyView(
@@ -269,6 +348,7 @@ class Transcript(VerticalScroll):
                         stored_usage_line(message),
                         "partial" if message.status == "partial" else "",
                     ),
+                    message.id,
                 )
                 view.set_class(message.status == "partial", "partial")
                 widgets.append(view)
@@ -278,7 +358,24 @@ class Transcript(VerticalScroll):
                 title, _, rest = message.error_message.partition(". ")
                 widgets.append(ErrorBlock(title + ("." if rest else ""), rest))
                 self._by_id.setdefault(message.id, widgets[-1])
+            widgets += self._alternatives_of(message.id, reply=True)
         return widgets
+
+    def _alternatives_of(self, message_id: int, *, reply: bool) -> list[Widget]:
+        if message_id not in self._alternatives:
+            return []
+        place, count = self._alternatives[message_id]
+        return [Alternatives(message_id, place, count, reply=reply)]
+
+    async def cut_from(self, message_id: int) -> None:
+        """Remove this message and all after it from the screen (they are kept, as another
+        branch): an edit or a regeneration takes their place."""
+        first = self._by_id.get(message_id)
+        if first is None:
+            return
+        children = list(self.children)
+        await self.remove_children(children[children.index(first) :])
+        self._by_id = {i: w for i, w in self._by_id.items() if w.parent is self}
 
     def add_user(self, content: str) -> None:
         self.query(".empty").remove()

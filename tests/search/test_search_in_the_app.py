@@ -14,6 +14,7 @@ from byok_tui.services import open_services, open_store
 from byok_tui.storage import db
 from byok_tui.storage.store import Store
 from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
+from tests.support.old_database import old_database
 from tests.support.pilot import chat, make_app, settle, wait_for
 
 
@@ -135,15 +136,10 @@ async def test_nothing_found_and_nothing_typed_say_so() -> None:
 async def test_the_start_screen_shows_an_upgrade_indexing_messages(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    before_search = db.SEARCH_INDEX_MIGRATION - 1
-    with monkeypatch.context() as old_version:
-        old_version.setattr(db, "MIGRATIONS", db.MIGRATIONS[:before_search])
-        old_version.setattr(db, "SCHEMA_VERSION", before_search)
-        old = open_store(open_services())
-        chat_ = old.create_conversation(old.default_bot("openai", "gpt-5.5").id, "Old")
-        for number in range(30):
-            old.add_message(chat_.id, "user", f"old {number}")
-        old.close()
+    path = open_services().paths.data_dir / "byok-tui.sqlite3"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    messages = [f"old {number}" for number in range(30)]
+    old_database(path, db.SEARCH_INDEX_MIGRATION - 1, messages, monkeypatch)
     monkeypatch.setattr(db, "INDEX_BATCH", 10)
     shown: list[str] = []
     show = StartScreen.show_progress

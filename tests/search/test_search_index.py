@@ -4,7 +4,6 @@ to date by the database itself, and an existing database is indexed on upgrade."
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +14,7 @@ from byok_tui.records import MATCH_END, MATCH_START, BotConfig
 from byok_tui.storage import db
 from byok_tui.storage.search import fts_query
 from byok_tui.storage.store import Store
+from tests.support.old_database import old_database
 
 
 @pytest.fixture
@@ -131,20 +131,12 @@ def test_an_existing_database_is_indexed_on_upgrade_with_progress(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = app_paths().data_dir / "byok-tui.sqlite3"
-    before_search = db.SEARCH_INDEX_MIGRATION - 1
-    with monkeypatch.context() as old_version:
-        old_version.setattr(db, "MIGRATIONS", db.MIGRATIONS[:before_search])
-        old_version.setattr(db, "SCHEMA_VERSION", before_search)
-        old = Store(path)
-        bot = old.default_bot("openai", "gpt-5.5")
-        chat = old.create_conversation(bot.id, "Kept from before")
-        for number in range(25):
-            old.add_message(chat.id, "user", f"older message {number}")
-        old.close()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    messages = [f"older message {number}" for number in range(25)]
+    old_database(path, db.SEARCH_INDEX_MIGRATION - 1, messages, monkeypatch)
     monkeypatch.setattr(db, "INDEX_BATCH", 10)
     steps: list[tuple[int, int]] = []
     upgraded = Store(path, progress=lambda done, total: steps.append((done, total)))
     assert steps == [(10, 25), (20, 25), (25, 25)]
     assert len(upgraded.search.search("older")) == 25
     assert found(upgraded, "kept") == [("title", "[Kept] from before")]
-    assert Path(path).exists()
