@@ -257,9 +257,10 @@ def test_the_search_panel(snap_compare: Any, monkeypatch: Any) -> None:
 
 
 def test_a_message_with_alternatives(snap_compare: Any) -> None:
-    """A question asked twice (edited) and its reply regenerated: under the question "‹ 2/2 ›"
-    (the edit is the second of two), under the reply "‹ 2/2 ›" (the second answer), and only
-    the branch on screen: the first question and its answer are not shown."""
+    """A question asked twice (edited) and its reply regenerated: under the question "2/2"
+    between two arrows (the edit is the second of two), under the reply the same (the second
+    answer), and only the branch on screen: the first question and its answer are not
+    shown."""
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
     data = store()
     bot = data.default_bot("openai", "gpt-5.4-mini")

@@ -352,12 +352,12 @@ class ChatColumn(Vertical):
         stream = self._stream
         slice_started = time.perf_counter()
         first_words = True
-        unopened: list[str] = []  # the reply's meta line, until the reply is shown
+        unopened: list[ReplyOpened] = []  # the reply's meta line, until the reply is shown
 
         def open_reply() -> None:  # once the request is on the wire
             self._echo()
             if unopened:
-                self.post_message(ReplyOpened(unopened.pop()))
+                self.post_message(unopened.pop())
 
         try:
             config = fallback_config(bot.config, parse_fallback(fallback)) if fallback else None
@@ -389,11 +389,12 @@ class ChatColumn(Vertical):
                         reply = event.message
                         source = event.key.source_text
                         meta = (reply.provider, reply.model, source, reply.fallback)
-                        unopened.append(reply_meta(*meta))
+                        ids = (reply.id, reply.parent_id)
+                        unopened.append(ReplyOpened(reply_meta(*meta), *ids))
                     elif isinstance(event, KeyFailedOver):
                         # The reply is answered with another key: its line names that key.
                         meta = (*meta[:2], event.key.source_text, meta[3])
-                        unopened[:] = [reply_meta(*meta)]
+                        unopened[:] = [ReplyOpened(reply_meta(*meta), *ids)]
                         self.post_message(KeyNotice(event.notice))
                     elif isinstance(event, ReplyPriced):
                         usage, cost = event.usage or Usage(), event.cost
@@ -454,7 +455,9 @@ class ChatColumn(Vertical):
 
     def on_reply_opened(self, message: ReplyOpened) -> None:
         self._echo()
-        self._stream.show_in(self.query_one(Transcript).start_reply(message.meta))
+        transcript = self.query_one(Transcript)
+        transcript.identify_question(message.question_id)
+        self._stream.show_in(transcript.start_reply(message.meta, message.reply_id))
 
     def on_key_notice(self, message: KeyNotice) -> None:
         self.notify(message.text, title="Key failover", timeout=8)

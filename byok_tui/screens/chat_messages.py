@@ -84,6 +84,8 @@ class ReplyOpened(Message, bubble=False):
     """The request is on the wire: the reply is shown, under this meta line."""
 
     meta: str
+    reply_id: int | None = None  # the reply as stored
+    question_id: int | None = None  # the message it answers, as stored
 
 
 @dataclass

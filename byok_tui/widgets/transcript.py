@@ -382,8 +382,17 @@ class Transcript(VerticalScroll):
         self.mount(UserMessage(content))
         self.scroll_end(animate=False)
 
-    def start_reply(self, meta: str) -> ReplyView:
-        view = ReplyView(meta=meta)
+    def identify_question(self, message_id: int | None) -> None:
+        """The message just sent is stored as `message_id` (it can be edited now)."""
+        sent = self.query(UserMessage)
+        if message_id is not None and sent and sent.last().message_id is None:
+            sent.last().message_id = message_id
+            self._by_id[message_id] = sent.last()
+
+    def start_reply(self, meta: str, message_id: int | None = None) -> ReplyView:
+        view = ReplyView(meta=meta, message_id=message_id)
+        if message_id is not None:
+            self._by_id[message_id] = view
         self.mount(view)
         self.scroll_end(animate=False)
         return view

@@ -99,3 +99,21 @@ async def test_escape_leaves_an_edit_and_gives_back_the_draft() -> None:
         assert composer.text == "a draft of mine"
         assert "Editing" not in str(composer.border_title)
         assert fake.requests == []
+
+
+async def test_a_reply_just_streamed_is_the_one_ctrl_g_answers_again() -> None:
+    """Not the reply before it: a message and reply sent in this session are as editable
+    and regenerable as those read from the database."""
+    fake = a_conversation()
+    fake.enqueue("A2")
+    fake.enqueue("A2, again")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Q2")
+        await wait_for(pilot, lambda: replies(app) == ["A1", "A2"])
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: replies(app) == ["A1", "A2, again"])
+        assert fake.requests[1].texts == ["Q1", "A1", "Q2"]
+        just_sent = app.screen.query(UserMessage).last()
+        assert just_sent.message_text == "Q2" and just_sent.message_id is not None
