@@ -36,3 +36,15 @@ def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
         assert row["figure"]
         assert row["target"]
     assert "ratio" in result.stdout
+
+
+def test_the_benchmarks_database_shows_every_message_it_wrote(tmp_path: Path) -> None:
+    """Written with plain SQL: each message follows the one before it, so a benchmark opens
+    a conversation of the size it says, not an empty one."""
+    from benchmarks.support import make_home
+    from byok_tui.storage.store import Store
+
+    make_home(tmp_path, 2, 30)
+    store = Store(tmp_path / "data" / "byok-tui.sqlite3")
+    for conversation in store.conversations(store.bots()[0].id):
+        assert len(store.messages(conversation.id)) == 30

@@ -35,6 +35,17 @@ INDEX_BATCH = 10_000
 # How far a long upgrade is: (done, total).
 Progress = Callable[[int, int], None]
 
+# Messages written without a parent (stored before branches, or by plain SQL) follow the one
+# stored before them, and each conversation shows its last.
+LINK_IN_ORDER = """
+    UPDATE messages SET parent_id = (
+        SELECT max(earlier.id) FROM messages AS earlier
+        WHERE earlier.conversation_id = messages.conversation_id AND earlier.id < messages.id
+    ) WHERE parent_id IS NULL;
+    UPDATE conversations SET leaf_id = (
+        SELECT max(id) FROM messages WHERE messages.conversation_id = conversations.id
+    ) WHERE leaf_id IS NULL;
+"""
 MIGRATIONS: tuple[str, ...] = (
     # 1: bots, conversations, messages, settings
     """
@@ -209,17 +220,12 @@ MIGRATIONS: tuple[str, ...] = (
     # follow the one stored before them.
     """
     ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id) ON DELETE CASCADE;
-    UPDATE messages SET parent_id = (
-        SELECT max(earlier.id) FROM messages AS earlier
-        WHERE earlier.conversation_id = messages.conversation_id AND earlier.id < messages.id
-    );
-    CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id, id);
     ALTER TABLE conversations ADD COLUMN leaf_id INTEGER;
-    UPDATE conversations SET leaf_id = (
-        SELECT max(id) FROM messages WHERE messages.conversation_id = conversations.id
-    );
-    """,
+    CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id, id);
+    """
+    + LINK_IN_ORDER,
 )
+
 SEARCH_INDEX_MIGRATION = 9
 SCHEMA_VERSION = len(MIGRATIONS)
 
