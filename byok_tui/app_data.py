@@ -38,7 +38,7 @@ from byok_tui.registry import get_provider
 from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
-    from byok_tui.conversation import ReplyPriced, ReplyStarted
+    from byok_tui.conversation import ReplyStarted
     from byok_tui.key_failover import KeyFailedOver
     from byok_tui.key_report import KeyRow
     from byok_tui.keys.overview import KeySnapshot
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         Spend,
     )
     from byok_tui.registry import KeyUse, Provider
+    from byok_tui.reply_recorder import ReplyPriced
     from byok_tui.services import AppContext
     from byok_tui.usage_report import UsageOverview
 
@@ -422,6 +423,20 @@ class AppData:
             fallback=fallback,
             edit_of=edit_of,
             regenerate=regenerate,
+        )
+
+    def continue_reply(
+        self,
+        bot: Bot,
+        conversation: Conversation,
+        reply_id: int,
+        *,
+        on_sent: Callable[[], None] | None = None,
+        over_budget: bool = False,
+    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
+        """Continue a reply cut short where it stopped (ConversationService.continue_reply)."""
+        return self._context.conversations.continue_reply(
+            bot, conversation, reply_id, on_sent=on_sent, over_budget=over_budget
         )
 
     def switch_alternative(self, message_id: int, step: int) -> int | None:

@@ -193,6 +193,14 @@ REPLY_KEYS = (
         "reply.regenerate",
         "Answer this again (with the bot's model now); this reply is kept as an alternative",
     ),
+    Key(
+        "c",
+        "continue_reply",
+        "Continue",
+        "reply.continue",
+        "Continue this reply where it stopped (one cut short: stopped, cut off, or at the "
+        "length limit)",
+    ),
     Key("left", "alternative(-1)", "‹", "reply.previous", _PREVIOUS),
     Key("right", "alternative(1)", "›", "reply.next", _NEXT),
 )
@@ -218,6 +226,14 @@ BOT_COMMANDS = (
         "Edit last message",
         "chat.edit_last",
         "Put your last message in the composer; sending it keeps the earlier one as an alternative",
+    ),
+    Key(
+        "",
+        "continue_last",
+        "Continue the reply",
+        "chat.continue",
+        "Continue the last reply where it stopped, when it was cut short (stopped, cut off, "
+        "or at the length limit); the new text is added to it",
     ),
     Key(
         "",

@@ -9,11 +9,11 @@ the app and `byok-tui ask` both drive this.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
-import threading
-import time
-from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass, replace
 
 from byok_tui.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
 from byok_tui.errors import ByokError, ErrorKind
@@ -28,7 +28,6 @@ from byok_tui.key_failover import (
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.keys.command import KeyCommandError
 from byok_tui.keys.resolve import BotKeyChoice, NoSuchLabelError
-from byok_tui.pricing import Cost, cost_of
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
 from byok_tui.providers.types import (
@@ -36,14 +35,13 @@ from byok_tui.providers.types import (
     ChatRequest,
     Done,
     RateLimitWait,
-    ReasoningDelta,
     StreamEvent,
-    TextDelta,
-    Usage,
 )
+from byok_tui.providers.wire import prefills
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact_keys
 from byok_tui.registry import Provider, UnknownProviderError, get_provider
+from byok_tui.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
@@ -82,111 +80,6 @@ class ReplyStarted:
     key: ResolvedKey
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyPriced:
-    """The reply ended with these token counts, and cost this (worked out once, and stored)."""
-
-    usage: Usage | None
-    cost: Cost
-
-
-class ReplyRecorder:
-    """Accumulates a streamed reply and writes it to the database at least once a second;
-    prices it once, when it ends."""
-
-    def __init__(
-        self,
-        store: Store,
-        reply: Message,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._store = store
-        self._message_id = reply.id
-        self._priced_as = (reply.provider or "", reply.model or "")
-        self._clock = clock
-        self._last_flush = clock()
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.usage: Usage | None = None
-        self._dirty = False
-
-    def add(self, event: StreamEvent) -> None:
-        if isinstance(event, TextDelta):
-            self.text.append(event.text)
-        elif isinstance(event, ReasoningDelta):
-            self.reasoning.append(event.text)
-        elif isinstance(event, Usage):
-            self.usage = event
-        else:
-            return
-        self._dirty = True
-        if self._clock() - self._last_flush >= FLUSH_SECONDS:
-            self.flush("partial")
-
-    def flush_pending(self) -> None:
-        """Save what arrived since the last flush, if anything did."""
-        if self._dirty:
-            self.flush("partial")
-
-    def flush(
-        self,
-        status: MessageStatus,
-        error_kind: str | None = None,
-        error_message: str | None = None,
-        *,
-        cost: Cost | None = None,
-    ) -> None:
-        self._last_flush = self._clock()
-        self._dirty = False
-        self._store.save_reply(
-            self._message_id,
-            content="".join(self.text),
-            reasoning="".join(self.reasoning),
-            status=status,
-            error_kind=error_kind,
-            error_message=error_message,
-            usage=self.usage,
-            cost=cost,
-        )
-
-    def finish(
-        self, status: MessageStatus, error_kind: str | None = None, error_message: str | None = None
-    ) -> None:
-        """The reply was cut or stopped: all of it is saved at once. Its cost, when there are
-        token counts to price (Anthropic states input tokens first), is worked out in a thread
-        of its own and saved after: loading the price data the first time takes ~0.3 s that
-        the event loop must not wait for, and a cancelled task cannot await anything."""
-        if self.usage is None or not get_provider(self._priced_as[0]).needs_key:
-            # Nothing to look up (no counts: not known; the local runtime: $0): at once.
-            cost = cost_of(*self._priced_as, self.usage)
-            self.flush(status, error_kind, error_message, cost=cost)
-            return
-        self.flush(status, error_kind, error_message)
-        priced_as, usage, store, message_id = (
-            self._priced_as,
-            self.usage,
-            self._store,
-            self._message_id,
-        )
-
-        def price() -> None:
-            try:
-                store.save_cost(message_id, cost_of(*priced_as, usage))
-            except ByokError as error:  # the reply is saved; only its cost is missing
-                log.warning("the cost of a cut reply was not saved: %s", error.one_line())
-
-        threading.Thread(target=price, name="price-cut-reply", daemon=True).start()
-
-    async def finish_in_thread(self, status: MessageStatus) -> ReplyPriced:
-        """`finish`, with the price worked out in a thread: loading the price data the first
-        time takes ~0.3 s, which the event loop must not wait for. The reply is saved first:
-        stopped meanwhile, it is kept (without its cost)."""
-        self.flush(status)
-        cost = await asyncio.to_thread(cost_of, *self._priced_as, self.usage)
-        self._store.save_cost(self._message_id, cost)
-        return ReplyPriced(self.usage, cost)
-
-
 def history_for(messages: list[Message]) -> tuple[ChatMessage, ...]:
     """What the model is shown: user messages and completed replies, in order.
 
@@ -200,12 +93,120 @@ def history_for(messages: list[Message]) -> tuple[ChatMessage, ...]:
     )
 
 
+# What refuses a send before any request: the message is kept, the reply says why.
+PRE_SEND_ERRORS = (
+    SettingOutOfRangeError,
+    NoModelError,
+    BudgetReachedError,
+    FreeQuotaReachedError,
+    NoApiKeyError,
+    NoSuchLabelError,
+    KeyCommandError,
+    UnusableKeyError,
+)
+
+
+class LengthLimitReached(ByokError):
+    """The reply stopped at the length limit (max tokens): kept, partial, and continuable.
+    Stored beside the reply, and `ask`'s exit status."""
+
+    kind = ErrorKind.TRUNCATED
+
+    def __init__(self, max_tokens: int) -> None:
+        super().__init__(
+            f"The reply reached the length limit ({max_tokens:,} tokens)",
+            remedy="Continue it where it stopped (c on the reply, or ask --continue), or "
+            "raise the bot's max tokens.",
+        )
+
+
+def continuable(messages: list[Message], reply_id: int) -> Message:
+    """The reply `reply_id` of the branch `messages`, if it can be continued: the last
+    message, a reply cut short with text to continue. Raises ByokError saying why not."""
+    reply = next((m for m in messages if m.id == reply_id), None)
+    if reply is None:
+        raise ByokError(
+            f"Message {reply_id} is not in the conversation on screen",
+            remedy="Open the conversation, or switch to the branch that holds it.",
+        )
+    if reply.role != "assistant":
+        raise ByokError("Only a reply can be continued", remedy="Edit your message instead.")
+    if reply.status == "complete":
+        raise ByokError(
+            "This reply is complete: there is nothing to continue",
+            remedy="Regenerate it (r on the reply) for another answer.",
+        )
+    if not reply.content:
+        raise ByokError(
+            "This reply has no text to continue",
+            remedy="Send the message again instead (ctrl+r in the app).",
+        )
+    if messages[-1].id != reply.id:
+        raise ByokError(
+            "Only the last reply of the conversation can be continued",
+            remedy="Messages follow this one: regenerate it (r) for a new answer instead.",
+        )
+    if not reply.provider or not reply.model:
+        raise ByokError(
+            "The model that wrote this reply is not known, so it cannot continue it",
+            remedy="Regenerate it (r on the reply) instead.",
+        )
+    return reply
+
+
+ReplyEvent = ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """Who asks, with what settings: the bot, its configuration for this reply (a
+    fallback's, or the model that wrote a reply to continue), and the user's choices."""
+
+    bot: Bot
+    config: BotConfig
+    over_budget: bool
+    key_label: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """A reply about to be asked for: what is sent, to whom, with which keys, and where
+    it is stored."""
+
+    provider: Provider
+    request: ChatRequest
+    key: ResolvedKey
+    order: KeyOrder | None
+    recorder: ReplyRecorder
+    reply: Message
+
+
+def _provider(config: BotConfig) -> Provider:
+    try:
+        return get_provider(config.provider)
+    except UnknownProviderError as error:  # one the user defined, removed since
+        raise ByokError(str(error), remedy=error.remedy) from None
+
+
+def _request(
+    config: BotConfig, history: tuple[ChatMessage, ...], *, continues: bool = False
+) -> ChatRequest:
+    return ChatRequest(
+        model=config.model,
+        messages=history,
+        system=config.system_prompt or None,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        continues=continues,
+    )
+
+
 class ConversationService:
     def __init__(self, store: Store, client: ProviderClient) -> None:
         self._store = store
         self._client = client
 
-    async def send(
+    def send(
         self,
         bot: Bot,
         conversation: Conversation,
@@ -218,7 +219,7 @@ class ConversationService:
         fallback: bool = False,
         edit_of: int | None = None,
         regenerate: int | None = None,
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
+    ) -> AsyncGenerator[ReplyEvent, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
 
         `edit_of`: the stored user message `text` is an alternative to; `regenerate` (with
@@ -237,23 +238,49 @@ class ConversationService:
         came is replaced by the next usable one (KeyFailedOver says so). `fallback`: `config`
         is one of the bot's fallbacks (the reply is marked as answered by it).
         """
-        store = self._store
-        config = config or bot.config
-        replaced = edit_of if edit_of is not None else regenerate
+        ask = _Ask(bot, config or bot.config, over_budget, key_label)
+        branch = (edit_of, regenerate)
+        return self._reply(
+            functools.partial(self._ready_to_send, ask, conversation, text, fallback, branch),
+            on_sent,
+        )
+
+    def continue_reply(
+        self,
+        bot: Bot,
+        conversation: Conversation,
+        reply_id: int,
+        *,
+        on_sent: Callable[[], None] | None = None,
+        over_budget: bool = False,
+        key_label: str | None = None,
+    ) -> AsyncGenerator[ReplyEvent, None]:
+        """Continue a reply that was cut short (stopped, cut, or at the length limit) where
+        it stopped: asked of the model that wrote it, with the reply as the last turn; the
+        new text is added to the same reply, which is complete once it ends.
+
+        Only the last reply of the branch on screen can be continued. Nothing is stored
+        when the continuation cannot be sent (the reply stays as it was)."""
+        ask = _Ask(bot, bot.config, over_budget, key_label)
+        return self._reply(
+            functools.partial(self._ready_to_continue, ask, conversation, reply_id), on_sent
+        )
+
+    async def _ready_to_send(
+        self,
+        ask: _Ask,
+        conversation: Conversation,
+        text: str | None,
+        fallback: bool,
+        branch: tuple[int | None, int | None],
+    ) -> _Ready:
+        store, config = self._store, ask.config
+        replaced = branch[0] if branch[0] is not None else branch[1]
         if replaced is not None:  # the new one follows what the replaced one followed
             store.branch_from(conversation.id, store.message(replaced).parent_id)
         if text is not None:  # kept first, whatever follows
             store.add_message(conversation.id, "user", text)
-        try:
-            provider = get_provider(config.provider)
-        except UnknownProviderError as error:  # one the user defined, removed since
-            raise ByokError(str(error), remedy=error.remedy) from None
-        own = config.provider == bot.config.provider
-        bot_choice = (
-            BotKeyChoice(store.bot_key(bot.id), bot.key_command, bot.key_label)
-            if own
-            else BotKeyChoice()
-        )
+        provider = _provider(config)
 
         def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
             return store.add_message(
@@ -268,21 +295,8 @@ class ConversationService:
             )
 
         try:
-            check_settings(provider, config.temperature, config.max_tokens)
-            check_model(provider, config.model)
-            if provider.needs_key and not over_budget:  # the local runtime costs nothing
-                check_budgets(store, provider.id, config.model)
-            key = await self._client.key_for(provider, bot=bot_choice, label=key_label)
-        except (
-            SettingOutOfRangeError,
-            NoModelError,
-            BudgetReachedError,
-            FreeQuotaReachedError,
-            NoApiKeyError,
-            NoSuchLabelError,
-            KeyCommandError,
-            UnusableKeyError,
-        ) as error:
+            key = await self._key_to_send(provider, ask)
+        except PRE_SEND_ERRORS as error:
             # Nothing can be sent: say why, under the message (which is kept).
             failed = new_reply("error")
             store.save_reply(
@@ -295,37 +309,88 @@ class ConversationService:
             )
             raise
         messages = store.messages(conversation.id)
-        order = self._key_order(provider, key, messages)
-        if order is not None:
-            key = await self._next_usable(order, list(order.keys)) or key
+        key, order = await self._keys_for(provider, key, messages)
         reply = new_reply("partial", key.source_text)
-        yield ReplyStarted(reply, key)
-        if order is not None and order.notices:
-            yield KeyFailedOver("; ".join(order.notices), key)
-        recorder = ReplyRecorder(store, reply)
         history = history_for(messages)
         if text is not None and history:
             # Stored with any key scrubbed; sent as typed (the user confirmed a key in it).
             history = (*history[:-1], ChatMessage("user", text))
-        request = ChatRequest(
-            model=config.model,
-            messages=history,
-            system=config.system_prompt or None,
-            temperature=config.temperature,
-            max_tokens=config.max_tokens,
+        request = _request(config, history)
+        return _Ready(provider, request, key, order, ReplyRecorder(store, reply), reply)
+
+    async def _ready_to_continue(
+        self, ask: _Ask, conversation: Conversation, reply_id: int
+    ) -> _Ready:
+        store = self._store
+        messages = store.messages(conversation.id)
+        reply = continuable(messages, reply_id)
+        ask = replace(
+            ask,
+            config=replace(ask.config, provider=reply.provider or "", model=reply.model or ""),
         )
-        finished = False
+        provider = _provider(ask.config)
+        key = await self._key_to_send(provider, ask)
+        key, order = await self._keys_for(provider, key, messages)
+        # A prefill may not end in whitespace: the model writes it again, so it goes.
+        start = reply.content.rstrip() if prefills(provider) else reply.content
+        store.set_reply_key_source(reply.id, key.source_text)
+        reply = replace(reply, content=start, key_source=key.source_text)
+        history = (*history_for(messages[:-1]), ChatMessage("assistant", start))
+        request = _request(ask.config, history, continues=True)
+        recorder = ReplyRecorder(store, reply, continues=True)
+        return _Ready(provider, request, key, order, recorder, reply)
+
+    async def _key_to_send(self, provider: Provider, ask: _Ask) -> ResolvedKey:
+        """The key a send goes with, once the settings, the model and the budgets allow
+        it. Raises one of PRE_SEND_ERRORS when nothing can be sent. The per-bot key is
+        used only while the provider is the bot's own."""
+        config, bot = ask.config, ask.bot
+        check_settings(provider, config.temperature, config.max_tokens)
+        check_model(provider, config.model)
+        if provider.needs_key and not ask.over_budget:  # the local runtime costs nothing
+            check_budgets(self._store, provider.id, config.model)
+        own = config.provider == bot.config.provider
+        bot_choice = (
+            BotKeyChoice(self._store.bot_key(bot.id), bot.key_command, bot.key_label)
+            if own
+            else BotKeyChoice()
+        )
+        return await self._client.key_for(provider, bot=bot_choice, label=ask.key_label)
+
+    async def _keys_for(
+        self, provider: Provider, key: ResolvedKey, messages: list[Message]
+    ) -> tuple[ResolvedKey, KeyOrder | None]:
+        """The key to send first and, with failover on, the others to fail over to."""
+        order = self._key_order(provider, key, messages)
+        if order is not None:
+            key = await self._next_usable(order, list(order.keys)) or key
+        return key, order
+
+    async def _reply(
+        self, ready_up: Callable[[], Awaitable[_Ready]], on_sent: Callable[[], None] | None
+    ) -> AsyncGenerator[ReplyEvent, None]:
+        """Once `ready_up` has stored what comes first, stream the reply and store it as
+        it arrives, however the stream ends."""
+        ready = await ready_up()
+        recorder, key, order = ready.recorder, ready.key, ready.order
+        yield ReplyStarted(ready.reply, key)
+        if order is not None and order.notices:
+            yield KeyFailedOver("; ".join(order.notices), key)
+        ended: Done | None = None
         # Also flush on a timer: text followed by a long silence must not wait in memory.
-        flusher = asyncio.create_task(_flush_every_second(recorder))
+        flusher = asyncio.create_task(flush_every_second(recorder))
+        streaming = self._stream(ready.provider, ready.request, key, order, on_sent, ready.reply.id)
         try:
-            async for event in self._stream(provider, request, key, order, on_sent, reply.id):
-                if isinstance(event, KeyFailedOver):
+            # Closed at once however this ends: closing it closes the connection.
+            async with contextlib.aclosing(streaming):
+                async for event in streaming:
+                    if isinstance(event, KeyFailedOver):
+                        yield event
+                        continue
+                    recorder.add(event)
+                    if isinstance(event, Done):
+                        ended = event
                     yield event
-                    continue
-                recorder.add(event)
-                if isinstance(event, Done):
-                    finished = True
-                yield event
         except ByokError as error:
             flusher.cancel()
             recorder.finish(
@@ -339,7 +404,11 @@ class ConversationService:
             )
             raise
         flusher.cancel()
-        yield await recorder.finish_in_thread("complete" if finished else "partial")
+        if ended is not None and ended.at_length_limit:
+            said = LengthLimitReached(ready.request.max_tokens).one_line()
+            yield await recorder.finish_in_thread("partial", ErrorKind.TRUNCATED.value, said)
+        else:
+            yield await recorder.finish_in_thread("complete" if ended else "partial")
 
     def _key_order(
         self, provider: Provider, key: ResolvedKey, messages: list[Message]
@@ -407,13 +476,3 @@ class ConversationService:
                     f"sent with {key_words(key)}",
                     key,
                 )
-
-
-async def _flush_every_second(recorder: ReplyRecorder) -> None:
-    while True:
-        await asyncio.sleep(FLUSH_SECONDS)
-        try:
-            recorder.flush_pending()
-        except ByokError as error:
-            # The reply keeps streaming to the screen; the final save reports the failure.
-            log.warning("could not save the reply so far: %s", error.one_line())

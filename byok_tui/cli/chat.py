@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -15,6 +15,7 @@ from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
 from byok_tui.providers.errors import check_settings
 from byok_tui.providers.types import (
+    Done,
     ListedModel,
     RateLimitWait,
     ReasoningDelta,
@@ -51,11 +52,16 @@ EXIT_STATUS: dict[ErrorKind, int] = {
 
 ASK_EPILOG = """\
 exit status:
-  0 the reply arrived whole     5 rate limited
-  1 other error                 6 network failure, timeout, or reply cut off
-  2 bad usage                   7 credits or billing
-  3 no API key                  8 the provider refused the request
+  0 the reply arrived whole
+  1 other error
+  2 bad usage
+  3 no API key
   4 invalid key or no permission
+  5 rate limited
+  6 network failure, timeout, or the reply cut off; at the length limit too
+    (`byok-tui ask --continue` continues it where it stopped)
+  7 credits or billing
+  8 the provider refused the request
   9 a budget (`byok-tui budget`) is reached: nothing was sent; --over-budget sends anyway
 
 Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
@@ -139,6 +145,13 @@ def add_parsers(commands: Any) -> None:
         help="send even when a budget (`byok-tui budget`) is reached, this once",
     )
     ask.add_argument(
+        "--continue",
+        dest="continue_reply",
+        action="store_true",
+        help="continue the bot's last reply cut short (stopped, cut off, or at the length "
+        "limit) where it stopped, with the model that wrote it; prints what comes next",
+    )
+    ask.add_argument(
         "--estimate",
         action="store_true",
         help="print the estimated input tokens and cost, and send nothing (a local estimate)",
@@ -217,6 +230,8 @@ def _ask(args: argparse.Namespace) -> int:
     services = open_services()
     store = open_store(services)
     bot = store.bot(args.bot) if args.bot else default_bot(services, store)
+    if args.continue_reply:
+        return _continue(services, store, bot, args)
     if args.provider is not None:
         provider = args.provider
     elif args.bot:
@@ -265,6 +280,75 @@ def _ask(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("byok-tui: interrupted; the partial reply is saved", file=sys.stderr)
         return 130
+
+
+# What `ask --continue` cannot be given: it continues with what wrote the reply.
+_NOT_WITH_CONTINUE = {
+    "prompt": "a prompt",
+    "provider": "-p",
+    "model": "-m",
+    "system": "--system",
+    "temperature": "--temperature",
+    "fallbacks": "--fallback",
+    "max_tokens": "--max-tokens",
+    "estimate": "--estimate",
+}
+
+
+def _continue(services: Services, store: Store, bot: Bot, args: argparse.Namespace) -> int:
+    """`ask --continue`: the bot's last reply cut short, continued where it stopped."""
+    given = [words for name, words in _NOT_WITH_CONTINUE.items() if getattr(args, name)]
+    if given:
+        raise ByokError(
+            f"--continue cannot be combined with {', '.join(given)}: it continues with the "
+            "model that wrote the reply",
+            remedy="Leave them out, or ask a new question without --continue.",
+        )
+    found = store.last_cut_reply(bot.id)
+    if found is None:
+        raise ByokError(
+            f"Bot {bot.name!r} has no reply cut short to continue",
+            remedy="Only a reply that was stopped, cut off or ended at the length limit, "
+            "and is the last of its conversation, can be continued.",
+        )
+    conversation, reply = found
+    print(
+        f"byok-tui: continuing the reply in {conversation.title!r} "
+        f"({reply.provider} {reply.model}, {len(reply.content):,} characters so far)",
+        file=sys.stderr,
+    )
+    try:
+        return asyncio.run(_continue_stream(services, store, bot, conversation, reply.id, args))
+    except KeyboardInterrupt:
+        print("byok-tui: interrupted; the partial reply is saved", file=sys.stderr)
+        return 130
+
+
+async def _continue_stream(
+    services: Services,
+    store: Store,
+    bot: Bot,
+    conversation: Conversation,
+    reply_id: int,
+    args: argparse.Namespace,
+) -> int:
+    from byok_tui.conversation import ConversationService
+
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    async with _client(services, args.timeout) as client:
+        keep_the_ledger(client, store)
+        service = ConversationService(store, client)
+        sending = service.continue_reply(
+            bot, conversation, reply_id, over_budget=args.over_budget, key_label=args.key_label
+        )
+        try:
+            error, _arrived = await _print_reply(sending, args, bot.config.max_tokens)
+        except asyncio.CancelledError:
+            print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
+            return 143
+    return 0 if error is None else EXIT_STATUS.get(error.kind, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,23 +426,34 @@ async def _attempt(
     """One request, its reply printed as it comes: the error it ended with (None: it ended
     whole), and whether any text had arrived."""
     from byok_tui.conversation import ConversationService
-    from byok_tui.key_failover import KeyFailedOver
 
     args = exchange.args
-    provider = get_provider(config.provider)
-    reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     service = ConversationService(exchange.store, exchange.client)
+    sending = service.send(
+        exchange.bot,
+        exchange.conversation,
+        text,
+        config=config,
+        over_budget=args.over_budget,
+        key_label=None if fallback else args.key_label,
+        fallback=fallback,
+    )
+    return await _print_reply(sending, args, config.max_tokens)
+
+
+async def _print_reply(
+    sending: AsyncGenerator[object, None], args: argparse.Namespace, max_tokens: int
+) -> tuple[ByokError | None, bool]:
+    """Print a reply as it comes (reasoning too with --reasoning, to standard error): the
+    error it ended with (None: it ended whole), and whether any text had arrived."""
+    from byok_tui.conversation import LengthLimitReached, ReplyStarted
+    from byok_tui.key_failover import KeyFailedOver
+
+    reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     arrived = False
+    ended: ByokError | None = None
+    provider_name = ""
     try:
-        sending = service.send(
-            exchange.bot,
-            exchange.conversation,
-            text,
-            config=config,
-            over_budget=args.over_budget,
-            key_label=None if fallback else args.key_label,
-            fallback=fallback,
-        )
         # Closed however this ends (a broken pipe too): closing saves what arrived.
         async with contextlib.aclosing(sending):
             async for event in sending:
@@ -367,15 +462,18 @@ async def _attempt(
                     reply.write(event.text)
                 elif isinstance(event, ReasoningDelta) and args.reasoning:
                     reasoning.write(event.text)
+                elif isinstance(event, ReplyStarted):
+                    provider_name = get_provider(event.message.provider or "").display_name
                 elif isinstance(event, KeyFailedOver):
                     print(f"byok-tui: {event.notice}", file=sys.stderr)
                 elif isinstance(event, RateLimitWait):
                     print(
                         f"byok-tui: waiting {event.seconds:.0f} s to stay under "
-                        f"{provider.display_name}'s {event.requests_per_minute} requests "
-                        "per minute",
+                        f"{provider_name}'s {event.requests_per_minute} requests per minute",
                         file=sys.stderr,
                     )
+                elif isinstance(event, Done) and event.at_length_limit:
+                    ended = LengthLimitReached(max_tokens)
     except ByokError as error:  # a provider's answer, no usable key, a failed save
         reasoning.end()
         reply.end()
@@ -386,7 +484,9 @@ async def _attempt(
         raise
     reasoning.end()
     reply.end()
-    return None, arrived
+    if ended is not None:
+        print(f"byok-tui: {ended.one_line()}", file=sys.stderr)
+    return ended, arrived
 
 
 class _Printer:

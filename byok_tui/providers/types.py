@@ -23,6 +23,9 @@ class ChatRequest:
     system: str | None = None
     temperature: float | None = None
     max_tokens: int = 4096
+    # The last message is a reply that was cut short (stopped, cut, or at the length limit),
+    # to be continued from where it stopped rather than answered.
+    continues: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +57,19 @@ class Usage:
     cache_write_tokens: int | None = None  # of the input, what was written to a cache
 
 
+# What each family says when a reply stopped at the length limit (max tokens) rather than
+# at its natural end: OpenAI-compatible and Ollama, Anthropic, Gemini.
+LENGTH_LIMIT_REASONS = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+
+
 @dataclass(frozen=True, slots=True)
 class Done:
     finish_reason: str
+
+    @property
+    def at_length_limit(self) -> bool:
+        """The reply stopped because it reached the length limit: it can be continued."""
+        return self.finish_reason in LENGTH_LIMIT_REASONS
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import (
     EMPTY_HINT,
     AlternativeWanted,
+    ContinueWanted,
     EditWanted,
     RegenerateWanted,
     ReplyView,
@@ -671,6 +672,18 @@ class ChatScreen(Screen[None]):
             self.post_message(RegenerateWanted(replies[-1].message_id or 0))
         else:
             self.notify("No reply to answer again yet.")
+
+    def on_continue_wanted(self, message: ContinueWanted) -> None:
+        if not self._column.continue_reply(message.message_id):
+            self.notify("A reply is on its way: wait, or press Escape to stop it.")
+
+    def action_continue_last(self) -> None:
+        replies = self.query(ReplyView)
+        last = replies.last() if replies else None
+        if last is None or last.message_id is None or not last.has_class("partial"):
+            self.notify("The last reply is not cut short: there is nothing to continue.")
+            return
+        self.post_message(ContinueWanted(last.message_id))
 
     def action_edit_last(self) -> None:
         sent = [m for m in self.query(UserMessage) if m.message_id is not None]

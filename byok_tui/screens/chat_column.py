@@ -30,7 +30,7 @@ from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
-from byok_tui.conversation import ReplyPriced, ReplyStarted, title_for
+from byok_tui.conversation import ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.fallbacks import (
     fallback_config,
@@ -53,6 +53,7 @@ from byok_tui.providers.types import (
 from byok_tui.records import BotConfig, Conversation
 from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
+from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import (
     DraftEstimated,
     KeyNotice,
@@ -81,10 +82,11 @@ FALLBACK_SECONDS = 5  # the countdown before the bot's next fallback is asked (E
 @dataclass(frozen=True)
 class Branch:
     """What the next send replaces, if anything: a user message edited, or a reply asked
-    again."""
+    again; or the reply it continues."""
 
     edit_of: int | None = None
     regenerate: int | None = None
+    continue_of: int | None = None
 
     @property
     def replaced(self) -> int | None:
@@ -214,6 +216,16 @@ class ChatColumn(Vertical):
             return False
         self._fallback_at = 0.0
         self._branch = Branch(regenerate=reply_id)
+        self._start_send(None)
+        return True
+
+    def continue_reply(self, reply_id: int) -> bool:
+        """Continue a stored reply cut short, where it stopped. False when a reply is on its
+        way."""
+        if self.busy or self._conversation is None:
+            return False
+        self._fallback_at = self._retry_at = 0.0
+        self._branch = Branch(continue_of=reply_id)
         self._start_send(None)
         return True
 
@@ -361,17 +373,26 @@ class ChatColumn(Vertical):
 
         try:
             config = fallback_config(bot.config, parse_fallback(fallback)) if fallback else None
-            sending = data.send(
-                bot,
-                conversation,
-                text,
-                on_sent=open_reply,
-                over_budget=over_budget,
-                config=config,
-                fallback=fallback is not None,
-                edit_of=branch.edit_of,
-                regenerate=branch.regenerate,
-            )
+            if branch.continue_of is not None:
+                sending = data.continue_reply(
+                    bot,
+                    conversation,
+                    branch.continue_of,
+                    on_sent=open_reply,
+                    over_budget=over_budget,
+                )
+            else:
+                sending = data.send(
+                    bot,
+                    conversation,
+                    text,
+                    on_sent=open_reply,
+                    over_budget=over_budget,
+                    config=config,
+                    fallback=fallback is not None,
+                    edit_of=branch.edit_of,
+                    regenerate=branch.regenerate,
+                )
             self._branched = self._branched or replaced is not None
             # Closed however this ends, even cancelled while the screen (not the stream) is
             # waiting: closing is what saves the text received so far.
@@ -389,7 +410,8 @@ class ChatColumn(Vertical):
                         reply = event.message
                         source = event.key.source_text
                         meta = (reply.provider, reply.model, source, reply.fallback)
-                        ids = (reply.id, reply.parent_id)
+                        continued = reply.content if branch.continue_of is not None else None
+                        ids = (reply.id, reply.parent_id, continued)
                         unopened.append(ReplyOpened(reply_meta(*meta), *ids))
                     elif isinstance(event, KeyFailedOver):
                         # The reply is answered with another key: its line names that key.
@@ -417,7 +439,10 @@ class ChatColumn(Vertical):
             else:
                 if self._unsent_kept:
                     self._forget_unsent()  # stored before the error (e.g. no API key)
-                self.post_message(self._failed(error, bot.config, fallback, arrived))
+                if branch.continue_of is not None:  # continued again, by the user's choice
+                    self.post_message(ReplyFailed(error, continue_of=branch.continue_of))
+                else:
+                    self.post_message(self._failed(error, bot.config, fallback, arrived))
         except asyncio.CancelledError:
             stopped = True
             raise
@@ -449,15 +474,19 @@ class ChatColumn(Vertical):
         elif isinstance(event, ReasoningDelta):
             stream.write_reasoning(event.text)
         elif isinstance(event, Done):
-            self.post_message(ReplyDone())
+            self.post_message(ReplyDone(event.at_length_limit))
 
     # The reply on screen --------------------------------------------------------------------
 
     def on_reply_opened(self, message: ReplyOpened) -> None:
         self._echo()
         transcript = self.query_one(Transcript)
-        transcript.identify_question(message.question_id)
-        self._stream.show_in(transcript.start_reply(message.meta, message.reply_id))
+        view = None
+        if message.continued is not None and message.reply_id is not None:
+            view = transcript.resume_reply(message.reply_id, message.meta, message.continued)
+        else:
+            transcript.identify_question(message.question_id)
+        self._stream.show_in(view or transcript.start_reply(message.meta, message.reply_id))
 
     def on_key_notice(self, message: KeyNotice) -> None:
         self.notify(message.text, title="Key failover", timeout=8)
@@ -467,8 +496,10 @@ class ChatColumn(Vertical):
         if self._stream.view is not None:
             self._stream.view.add_usage(message.usage)
 
-    def on_reply_done(self, _message: ReplyDone) -> None:
+    def on_reply_done(self, message: ReplyDone) -> None:
         self._stream.flush(final=True)  # the whole reply is on screen
+        if message.at_length_limit and self._stream.view is not None:
+            self._stream.view.mark_stopped("at the length limit")
 
     async def on_reply_failed(self, message: ReplyFailed) -> None:
         self._echo()  # the message first, then what became of it
@@ -479,12 +510,21 @@ class ChatColumn(Vertical):
         self._stream.flush(final=True)  # what arrived before the error is shown
         reply = self._stream.view
         if reply is not None and not (reply.content or reply.reasoning):
-            await reply.remove()  # nothing arrived: the error block says it all
+            if message.continue_of is not None:
+                reply.offer_to_continue(True)  # what it had is still there to continue
+            else:
+                await reply.remove()  # nothing arrived: the error block says it all
+        elif reply is not None:
+            reply.mark_stopped("cut off")
         said = error.provider_message if isinstance(error, ProviderError) else None
         retry = "" if error.kind is ErrorKind.BUDGET else " Press ctrl+r to retry."
+        if message.continue_of is not None or (reply is not None and reply.content):
+            retry = " Press c on the reply to continue it."
         self.query_one(Transcript).add_error(error.message, f"{error.remedy}{retry}", said)
         if error.kind is ErrorKind.BUDGET:
-            self._offer_to_go_over_budget(error.message)
+            self._offer_to_go_over_budget(error.message, message.continue_of)
+        if message.continue_of is not None:
+            return  # continued again only when the user asks (c): never a fallback's answer
         if message.fallback_to is not None and (
             short_wait(error) is None or self._retried_after_limit
         ):
@@ -504,14 +544,17 @@ class ChatColumn(Vertical):
             self._retried_after_limit = True
             self._retry_at = self._clock() + error.retry_after
 
-    def _offer_to_go_over_budget(self, reached: str) -> None:
-        """A one-off choice: the message waits, stored, until the user decides."""
+    def _offer_to_go_over_budget(self, reached: str, continue_of: int | None = None) -> None:
+        """A one-off choice: the message (or the reply to continue) waits, stored, until the
+        user decides."""
 
         def decided(send_anyway: bool | None) -> None:
             if send_anyway and not self.busy and self._conversation is not None:
+                self._branch = Branch(continue_of=continue_of)
                 self._start_send(None, over_budget=True)
 
-        question = f"{reached}. Send this message anyway, this once?"
+        what = "message" if continue_of is None else "continuation"
+        question = f"{reached}. Send this {what} anyway, this once?"
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def on_reply_ended(self, message: ReplyEnded) -> None:

@@ -75,8 +75,11 @@ class DraftEstimated(Message, bubble=False):
     line: str
 
 
+@dataclass
 class ReplyDone(Message, bubble=False):
-    """The provider said the reply is complete (it is being saved)."""
+    """The provider said the reply has ended (it is being saved)."""
+
+    at_length_limit: bool = False  # it stopped at the length limit: it can be continued
 
 
 @dataclass
@@ -86,12 +89,14 @@ class ReplyOpened(Message, bubble=False):
     meta: str
     reply_id: int | None = None  # the reply as stored
     question_id: int | None = None  # the message it answers, as stored
+    continued: str | None = None  # a reply continued: its text so far, shown already
 
 
 @dataclass
 class ReplyFailed(Message, bubble=False):
     error: ByokError
     unsent: str | None = None  # the user's text, when even saving it failed
+    continue_of: int | None = None  # a continuation of this reply failed: it keeps its text
     # Set when a fallback may be asked instead: the failure in a few words (`openai:
     # rate-limited`) and the bot's next fallback.
     fallback_what: str = ""

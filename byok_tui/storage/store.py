@@ -425,6 +425,20 @@ class Store:
                 (message_id,),
             )
 
+    def last_cut_reply(self, bot_id: int) -> tuple[Conversation, Message] | None:
+        """The bot's newest reply cut short (stopped, cut, or at the length limit) that ends
+        the branch on screen of its conversation: the one `ask --continue` continues."""
+        row = self._one(
+            "SELECT m.id FROM messages m JOIN conversations c ON c.leaf_id = m.id"
+            " WHERE c.bot_id = ? AND m.role = 'assistant' AND m.status = 'partial'"
+            " AND m.content != '' ORDER BY m.id DESC LIMIT 1",
+            bot_id,
+        )
+        if row is None:
+            return None
+        reply = self.message(row["id"])
+        return self.conversation(reply.conversation_id), reply
+
     def message(self, message_id: int) -> Message:
         row = self._one("SELECT * FROM messages WHERE id = ?", message_id)
         if row is None:

@@ -28,6 +28,7 @@ from byok_tui.widgets.markdown_text import MarkdownText
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
+CONTINUE_LABEL = "Continue ▸ c"
 
 
 def reply_meta(
@@ -130,18 +131,26 @@ class ReplyView(Vertical, can_focus=True):
     ReplyView:focus { background: $boost; }
     ReplyView > .meta { color: $text-muted; text-style: italic; }
     ReplyView.partial > .meta { color: $warning; }
+    ReplyView > .continue { margin: 0; }
     """
 
     BINDINGS = textual_bindings(REPLY_KEYS)
 
     def __init__(
-        self, content: str = "", reasoning: str = "", meta: str = "", message_id: int | None = None
+        self,
+        content: str = "",
+        reasoning: str = "",
+        meta: str = "",
+        message_id: int | None = None,
+        *,
+        continuable: bool = False,
     ) -> None:
         super().__init__()
         self.content = strip_terminal_controls(content)
         self.reasoning = strip_terminal_controls(reasoning)
         self._meta = meta
         self.message_id = message_id  # None: streaming now
+        self._continuable = continuable  # cut short, and the last: it offers to continue
 
     def action_regenerate(self) -> None:
         if self.message_id is not None:
@@ -151,11 +160,49 @@ class ReplyView(Vertical, can_focus=True):
         if self.message_id is not None:
             self.post_message(AlternativeWanted(self.message_id, step))
 
+    def action_continue_reply(self) -> None:
+        if self.message_id is not None:
+            self.post_message(ContinueWanted(self.message_id))
+
     def compose(self) -> ComposeResult:
         if self.reasoning:
             yield self._reasoning_view()
         yield MarkdownText(self.content, classes="body")
         yield ReplyMeta(Text(self._meta), classes="meta", markup=False)
+        if self._continuable:
+            yield self._continue_button()
+
+    @staticmethod
+    def _continue_button() -> Button:
+        return Button(CONTINUE_LABEL, classes="continue", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.has_class("continue"):
+            event.stop()
+            self.action_continue_reply()
+
+    def offer_to_continue(self, offered: bool) -> None:
+        """Show (or take away) the Continue button: a reply cut short that is the last."""
+        offered = offered and self.message_id is not None and bool(self.content)
+        self._continuable = offered
+        if not self.children:
+            return  # compose shows it
+        shown = self.query(".continue")
+        if offered and not shown:
+            self.mount(self._continue_button())
+        elif not offered:
+            shown.remove()
+
+    def resume(self, meta: str, text: str) -> None:
+        """The reply is being continued from `text` (its stored text, which a prefill may
+        have trimmed): no longer partial, and its new text follows."""
+        self.offer_to_continue(False)
+        self.set_meta(meta)
+        if text != self.content:
+            self.content = text
+            if self.children:
+                self.query_one(".body", MarkdownText).remove()
+                self.mount(MarkdownText(text, classes="body"), before=self.query_one(".meta"))
 
     def _reasoning_view(self) -> Collapsible:
         # Made only for replies that have reasoning: a Collapsible is the costliest part of a
@@ -169,9 +216,11 @@ class ReplyView(Vertical, can_focus=True):
         if line:
             self.set_meta(_joined(self._meta, line), partial=self.has_class("partial"))
 
-    def mark_stopped(self) -> None:
-        """The user stopped it: what arrived is kept, and the meta line says so."""
-        self.set_meta(f"{self._meta} · stopped, partial reply kept", partial=True)
+    def mark_stopped(self, why: str = "stopped") -> None:
+        """It stopped before its end (the user stopped it, the connection was cut, the length
+        limit): what arrived is kept, the meta line says so, and it offers to continue."""
+        self.set_meta(f"{self._meta} · {why}, partial reply kept", partial=True)
+        self.offer_to_continue(True)
 
     def set_meta(self, meta: str, *, partial: bool = False) -> None:
         self._meta = meta
@@ -206,6 +255,13 @@ class EditWanted(Message):
 @dataclass
 class RegenerateWanted(Message):
     """Answer a stored reply's question again, as an alternative to it."""
+
+    message_id: int
+
+
+@dataclass
+class ContinueWanted(Message):
+    """Continue a stored reply cut short, where it stopped."""
 
     message_id: int
 
@@ -258,6 +314,7 @@ class Transcript(VerticalScroll):
         self._alternatives: dict[int, tuple[int, int]] = {}
         self._following = True  # the reader is at the bottom: new text stays in view
         self._empty_hint = EMPTY_HINT
+        self._last_id: int | None = None  # the last stored message shown
 
     def show_messages(
         self,
@@ -273,6 +330,7 @@ class Transcript(VerticalScroll):
             self.mount(Static(self._empty_hint, classes="empty", markup=False))
             return
         self._hidden = messages[: -self.WINDOW]
+        self._last_id = messages[-1].id
         widgets = self._widgets_for(messages[-self.WINDOW :])
         if self._hidden:
             # A class, not an id: the list it replaces may still be on its way out.
@@ -349,6 +407,7 @@ class Transcript(VerticalScroll):
                         "partial" if message.status == "partial" else "",
                     ),
                     message.id,
+                    continuable=message.status == "partial" and message.id == self._last_id,
                 )
                 view.set_class(message.status == "partial", "partial")
                 widgets.append(view)
@@ -379,8 +438,28 @@ class Transcript(VerticalScroll):
 
     def add_user(self, content: str) -> None:
         self.query(".empty").remove()
+        self._offer_no_continue()
         self.mount(UserMessage(content))
         self.scroll_end(animate=False)
+
+    def _offer_no_continue(self) -> None:
+        """A new message follows: no reply before it can be continued any more."""
+        for view in self.query(ReplyView):
+            view.offer_to_continue(False)
+
+    def resume_reply(self, message_id: int, meta: str, text: str) -> ReplyView | None:
+        """The reply `message_id`, continued from `text`: its new text follows, and what
+        said why it stopped goes (None: it is not shown)."""
+        view = self._by_id.get(message_id)
+        if not isinstance(view, ReplyView):
+            return None
+        children = list(self.children)
+        for after in children[children.index(view) + 1 :]:
+            if isinstance(after, ErrorBlock):
+                after.remove()
+        view.resume(meta, text)
+        self.scroll_end(animate=False)
+        return view
 
     def identify_question(self, message_id: int | None) -> None:
         """The message just sent is stored as `message_id` (it can be edited now)."""
@@ -390,6 +469,7 @@ class Transcript(VerticalScroll):
             self._by_id[message_id] = sent.last()
 
     def start_reply(self, meta: str, message_id: int | None = None) -> ReplyView:
+        self._offer_no_continue()
         view = ReplyView(meta=meta, message_id=message_id)
         if message_id is not None:
             self._by_id[message_id] = view

@@ -81,7 +81,7 @@ async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop
     just after the token counts came must not freeze the screen for it."""
     import threading
 
-    import byok_tui.conversation
+    import byok_tui.reply_recorder
     from byok_tui.conversation import ConversationService
     from tests.support.provider_client import client_for
 
@@ -91,7 +91,7 @@ async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop
         priced_on.append(threading.current_thread() is threading.main_thread())
         return cost_of(provider, model, usage)
 
-    monkeypatch.setattr(byok_tui.conversation, "cost_of", watched_cost_of)
+    monkeypatch.setattr(byok_tui.reply_recorder, "cost_of", watched_cost_of)
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "stopped")

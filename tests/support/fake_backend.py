@@ -43,6 +43,7 @@ class FakeReply:
     pause: float = 0.0
     finish: bool = True
     error: ByokError | None = None
+    finish_reason: str = "stop"  # `length`: it stopped at the length limit
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,9 @@ class FakeProviders:
         pause: float = 0.0,
         finish: bool = True,
         error: ByokError | None = None,
+        finish_reason: str = "stop",
     ) -> None:
-        self.replies.append(FakeReply(pieces, reasoning, pause, finish, error))
+        self.replies.append(FakeReply(pieces, reasoning, pause, finish, error, finish_reason))
 
     def __call__(self, services: Services) -> ProviderClient:
         return _FakeClient(self, services)
@@ -113,4 +115,4 @@ class _FakeClient(ProviderClient):
         if not reply.finish:
             await asyncio.Event().wait()  # open until stopped
         yield Usage(input_tokens=len(chat.messages), output_tokens=len(reply.pieces))
-        yield Done("stop")
+        yield Done(reply.finish_reason)

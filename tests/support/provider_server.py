@@ -134,11 +134,16 @@ def provider_server(
 
 
 def openai_reply(
-    *pieces: str, finish: bool = True, pause: float = 0.0, usage: dict[str, Any] | None = None
+    *pieces: str,
+    finish: bool = True,
+    pause: float = 0.0,
+    usage: dict[str, Any] | None = None,
+    finish_reason: str = "stop",
 ) -> Reply:
     """An OpenAI-compatible streamed answer, the one builder the tests use: a chunk per piece
-    (`pause` seconds apart), then the stop, the `usage` chunk if given, and `[DONE]`;
-    `finish=False` ends without them, as a cut stream does."""
+    (`pause` seconds apart), then the stop (`finish_reason`: `length` at the length limit),
+    the `usage` chunk if given, and `[DONE]`; `finish=False` ends without them, as a cut
+    stream does."""
     steps: list[bytes | float] = []
     for piece in pieces or ("ok",):
         steps += sse({"choices": [{"index": 0, "delta": {"content": piece}}]})
@@ -146,7 +151,7 @@ def openai_reply(
             steps.append(pause)
     if finish:
         end: list[dict[str, Any]] = [
-            {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]}
         ]
         if usage is not None:
             end.append({"choices": [], "usage": usage})

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from byok_tui.errors import ErrorKind
 from byok_tui.providers.errors import ProviderError, protocol_error
-from byok_tui.providers.types import ChatRequest, ListedModel, StreamEvent
+from byok_tui.providers.types import ChatMessage, ChatRequest, ListedModel, StreamEvent
 from byok_tui.registry import Model, Provider
 
 if TYPE_CHECKING:
@@ -81,11 +81,32 @@ def carry_key(provider: Provider, key: str | None) -> tuple[dict[str, str], dict
     return {name: key}, {}
 
 
+# Sent after a cut reply to the families that cannot be handed the start of their answer
+# (all but Anthropic's): what the model is asked so that it writes only what comes next.
+CONTINUE_INSTRUCTION = (
+    "Your last reply was cut off. Continue it from exactly where it stopped: do not repeat "
+    "anything already written, and do not comment on the continuation."
+)
+
+
+def prefills(provider: Provider) -> bool:
+    """Whether `provider` takes a cut reply as the start of its answer (Anthropic's
+    prefill), rather than needing an instruction to continue it."""
+    return provider.family == "anthropic-messages"
+
+
+def turns(chat: ChatRequest) -> tuple[ChatMessage, ...]:
+    """The conversation to send: a cut reply to continue is followed by the instruction."""
+    if chat.continues:
+        return (*chat.messages, ChatMessage("user", CONTINUE_INSTRUCTION))
+    return chat.messages
+
+
 def chat_messages(chat: ChatRequest) -> list[dict[str, str]]:
     """The conversation as role/content messages, the system prompt first: the shape the
     OpenAI-compatible and Ollama families share."""
     messages = [{"role": "system", "content": chat.system}] if chat.system else []
-    return messages + [{"role": m.role, "content": m.content} for m in chat.messages]
+    return messages + [{"role": m.role, "content": m.content} for m in turns(chat)]
 
 
 def load_json(provider: Provider, data: str) -> Any:

@@ -47,10 +47,15 @@ def _headers(provider: Provider, key: str | None) -> dict[str, str]:
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
+    messages = [{"role": m.role, "content": m.content} for m in chat.messages]
+    if chat.continues:
+        # The cut reply is the start of the answer (a prefill), which the API refuses when
+        # it ends in whitespace: the model writes that whitespace itself.
+        messages[-1]["content"] = messages[-1]["content"].rstrip()
     body: dict[str, Any] = {
         "model": chat.model,
         provider.token_param: chat.max_tokens,
-        "messages": [{"role": m.role, "content": m.content} for m in chat.messages],
+        "messages": messages,
         "stream": True,
     }
     if chat.system:

@@ -28,6 +28,7 @@ from byok_tui.providers.wire import (
     load_object,
     sse_events,
     truncated,
+    turns,
 )
 from byok_tui.registry import Model, Provider
 
@@ -63,7 +64,7 @@ def chat_call(
     body: dict[str, Any] = {
         "contents": [
             {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
-            for m in chat.messages
+            for m in turns(chat)
         ],
         "generationConfig": generation,
     }
