@@ -194,6 +194,13 @@ REPLY_KEYS = (
         "Answer this again (with the bot's model now); this reply is kept as an alternative",
     ),
     Key(
+        "y",
+        "copy_code",
+        "Copy code",
+        "reply.copy_code",
+        "Copy this reply's code blocks, one per press: the first, then the next",
+    ),
+    Key(
         "c",
         "continue_reply",
         "Continue",

@@ -107,7 +107,8 @@ def test_empty_chat(snap_compare: Any) -> None:
 
 def test_conversation_with_markdown_and_code(snap_compare: Any) -> None:
     """A reply rendered as Markdown: heading, bold, a highlighted Python block, a list; the
-    reply's provider, model and key source under it, and no part of the key."""
+    reply's provider, model and key source under it, and no part of the key; under that,
+    the code block's copy target (`⧉ python · 2 lines`)."""
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
     a_conversation("Reading files", [("How do I read a file?", MARKDOWN_REPLY)])
     assert snap_compare(make_app(), terminal_size=(140, 40), run_before=settled)

@@ -44,6 +44,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.screens.side_panes import SidePanes
+from byok_tui.widgets.code_copies import CopyWanted
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.markdown_text import warm_up
@@ -577,14 +578,22 @@ class ChatScreen(Screen[None]):
         if not text:
             self.notify("No message to copy yet.")
             return
+        self._copy(text, "the message")
+
+    def on_copy_wanted(self, message: CopyWanted) -> None:
+        self._copy(message.text, f"the {message.what}")
+
+    def _copy(self, text: str, what: str) -> None:
+        """Put `text` on the clipboard with the terminal's clipboard sequence (OSC 52, which
+        reaches the local clipboard over SSH too)."""
         # A key pasted into a conversation is not copied on to wherever the clipboard goes:
         # the clipboard is redacted like every document that leaves byok-tui.
         copied = redact_keys(text)
         self.app.copy_to_clipboard(copied)
         if copied != text:
-            self.notify("Copied to the clipboard; your key in it was replaced by [REDACTED].")
+            self.notify(f"Copied {what}; your key in it was replaced by [REDACTED].")
         else:
-            self.notify("Copied to the clipboard.")
+            self.notify(f"Copied {what} to the clipboard.")
 
     def action_edit_in_editor(self) -> None:
         """Write the message in $VISUAL or $EDITOR; the editor gets no provider keys."""

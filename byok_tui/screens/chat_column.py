@@ -563,6 +563,8 @@ class ChatColumn(Vertical):
         reply = self._stream.view
         if reply is not None and message.stopped:
             reply.mark_stopped()
+        if reply is not None and reply.message_id is not None and reply.is_attached:
+            reply.show_code_copies()  # whole now: its code blocks are final
         self._wait_until = 0.0
         self._activity_started = 0.0
         self._tick_activity()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from bisect import bisect_right
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise
 from time import monotonic, perf_counter
@@ -26,6 +27,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
+from byok_tui.sanitize import clean_line
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -49,6 +51,34 @@ def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt().enable("strikethrough").enable("table").disable("inline")
+
+
+@dataclass(frozen=True, slots=True)
+class CodeBlock:
+    """A fenced code block of a reply: what its copy target copies."""
+
+    language: str  # the fence's first word ('' when it names none)
+    code: str
+
+    @property
+    def label(self) -> str:
+        """`⧉ python · 12 lines`: what the block's copy target says."""
+        lines = self.code.count("\n") or 1
+        return f"⧉ {self.language or 'code'} · {lines} line{'s' if lines > 1 else ''}"
+
+
+FENCE_MARKS = ("```", "~~~")
+
+
+def code_blocks(text: str) -> list[CodeBlock]:
+    """Every fenced code block of `text`, in order, inside lists and quotes too."""
+    if not any(mark in text for mark in FENCE_MARKS):
+        return []  # no parse for the many replies without one
+    return [
+        CodeBlock(clean_line(token.info).split(" ")[0][:40], token.content)
+        for token in _parser().parse(text)
+        if token.type == "fence"
+    ]
 
 
 def finished_blocks(text: str) -> tuple[list[str], str]:

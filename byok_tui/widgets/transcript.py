@@ -24,7 +24,8 @@ from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.pricing import usage_line
 from byok_tui.records import Message as StoredMessage
 from byok_tui.sanitize import strip_terminal_controls
-from byok_tui.widgets.markdown_text import MarkdownText
+from byok_tui.widgets.code_copies import ReplyMeta, copy_wanted
+from byok_tui.widgets.markdown_text import MarkdownText, code_blocks
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
@@ -115,12 +116,6 @@ class ErrorBlock(Static):
         super().__init__(text, markup=False)
 
 
-class ReplyMeta(Static):
-    """The line under a reply: who answered, with which key source."""
-
-    virtual_size = virtual_size_set_by_layout()
-
-
 class ReplyView(Vertical, can_focus=True):
     """One assistant reply; streams Markdown as it arrives."""
 
@@ -151,6 +146,7 @@ class ReplyView(Vertical, can_focus=True):
         self._meta = meta
         self.message_id = message_id  # None: streaming now
         self._continuable = continuable  # cut short, and the last: it offers to continue
+        self._next_code = 0  # the code block `y` copies next
 
     def action_regenerate(self) -> None:
         if self.message_id is not None:
@@ -168,9 +164,25 @@ class ReplyView(Vertical, can_focus=True):
         if self.reasoning:
             yield self._reasoning_view()
         yield MarkdownText(self.content, classes="body")
-        yield ReplyMeta(Text(self._meta), classes="meta", markup=False)
+        # Stored: whole, so its code blocks are final.
+        blocks = code_blocks(self.content) if self.message_id is not None else []
+        yield ReplyMeta(self._meta, blocks)
         if self._continuable:
             yield self._continue_button()
+
+    def show_code_copies(self) -> None:
+        """The reply has ended: its code blocks get their copy targets."""
+        if self.children:  # else compose gives them
+            self.query_one(ReplyMeta).set_blocks(code_blocks(self.content))
+
+    def action_copy_code(self) -> None:
+        blocks = code_blocks(self.content)
+        if not blocks:
+            self.notify("This reply has no code block.")
+            return
+        number = self._next_code % len(blocks)
+        self._next_code = number + 1
+        self.post_message(copy_wanted(blocks, number))
 
     @staticmethod
     def _continue_button() -> Button:
@@ -197,6 +209,8 @@ class ReplyView(Vertical, can_focus=True):
         """The reply is being continued from `text` (its stored text, which a prefill may
         have trimmed): no longer partial, and its new text follows."""
         self.offer_to_continue(False)
+        if self.children:
+            self.query_one(ReplyMeta).set_blocks([])  # back once it has ended
         self.set_meta(meta)
         if text != self.content:
             self.content = text
@@ -224,7 +238,7 @@ class ReplyView(Vertical, can_focus=True):
 
     def set_meta(self, meta: str, *, partial: bool = False) -> None:
         self._meta = meta
-        self.query_one(".meta", Static).update(Text(meta))
+        self.query_one(ReplyMeta).set_meta(meta)
         self.set_class(partial, "partial")
 
     def append_text(self, text: str) -> None:

@@ -56,3 +56,28 @@ async def test_a_key_test_in_settings_is_logged_as_one(server: ProviderServer) -
     assert [(r["purpose"], r["status"], r["key_last4"]) for r in tests] == [
         ("key test", 200, "Zz90")
     ]
+
+
+async def test_a_new_conversations_title_is_made_locally_and_costs_no_request(
+    server: ProviderServer,
+) -> None:
+    """The first message starts a conversation titled from its own words: the one request
+    made is the chat, and the request log shows nothing else."""
+    from tests.support.pilot import replying, send
+    from tests.support.provider_server import openai_reply
+
+    open_key_store(app_paths()).set(entry_name("groq"), "gsk_" + "T" * 48 + "Zz90")
+    server.reply_with(openai_reply("Sure."))
+    app = make_app(BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Plan a   three-day trip\nto Lisbon in May")
+        await wait_for(pilot, lambda: not replying(app))
+    store = open_store(open_services())
+    [conversation] = store.conversations(store.bots()[0].id)
+    assert conversation.title == "Plan a three-day trip to Lisbon in May"
+    assert len(server.requests) == 1
+    logged = open_store(open_services()).ledger.requests()
+    assert [(r["provider"], r["purpose"]) for r in logged if r["provider"] != "ollama"] == [
+        ("groq", "chat")
+    ]

@@ -1,0 +1,118 @@
+"""Each code block of a reply can be copied on its own: a copy target under the reply for
+each (a click on it; or Tab to the targets, ←/→ and Enter), and `y` on the focused reply
+for one block after the other. The clipboard gets the block's code exactly, through the
+terminal's clipboard sequence, with any key in it replaced."""
+
+from __future__ import annotations
+
+from textual.geometry import Offset
+
+from byok_tui.app import ByokApp
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.services import open_services, open_store
+from byok_tui.widgets.code_copies import GAP, ReplyMeta
+from byok_tui.widgets.markdown_text import CodeBlock, code_blocks
+from byok_tui.widgets.transcript import ReplyView
+from tests.support.fake_backend import FakeProviders
+from tests.support.pilot import app_answered_by, replying, send, settle, wait_for
+
+KEY = "sk-proj-" + "Y" * 60
+REPLY = """Install it, then run it:
+
+```bash
+pip install thing
+```
+
+1. In a list:
+
+   ```python
+   import thing
+   thing.run(key="KEY")
+   ```
+
+~~~
+plain
+~~~
+""".replace("KEY", KEY)
+
+
+def targets(app: ByokApp) -> list[str]:
+    """The copy targets drawn under each reply: the lines after its meta line."""
+    return [
+        str(meta.render()).partition("\n")[2] for meta in app.screen.query(ReplyMeta) if meta.blocks
+    ]
+
+
+def label_at(row: ReplyMeta, number: int) -> Offset:
+    """Where the label of block `number` is drawn (its second cell), under the meta line."""
+    lines = row.lines(row.size.width)
+    y = next(y for y, numbers in enumerate(lines) if number in numbers)
+    before = lines[y][: lines[y].index(number)]
+    x = sum(len(row.blocks[n].label) + len(GAP) for n in before)
+    y += row.meta_height(row.size.width)
+    assert row.at(x + 1, y) == number
+    return Offset(x + 1, y)
+
+
+def test_code_blocks_are_found_in_lists_and_with_either_fence() -> None:
+    assert code_blocks(REPLY) == [
+        CodeBlock("bash", "pip install thing\n"),
+        CodeBlock("python", f'import thing\nthing.run(key="{KEY}")\n'),
+        CodeBlock("", "plain\n"),
+    ]
+    assert code_blocks("no code, just `inline`") == []
+    assert CodeBlock("python", "a\nb\n").label == "⧉ python · 2 lines"
+    assert CodeBlock("", "x\n").label == "⧉ code · 1 line"
+
+
+async def test_each_code_block_of_a_stored_reply_has_a_copy_target_and_y_copies_in_turn() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "Code")
+    store.add_message(conversation.id, "user", "How?")
+    store.add_message(conversation.id, "assistant", REPLY)
+    app = app_answered_by(FakeProviders())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        row = app.screen.query_one(ReplyMeta)
+        # The labels are whole, as many to a line as fit (36 columns here: two, then one).
+        assert targets(app) == [
+            GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
+        ]
+
+        await pilot.click(row, offset=label_at(row, 2))
+        assert app.clipboard == "plain\n"
+        await pilot.click(row, offset=label_at(row, 0))
+        assert app.clipboard == "pip install thing\n"
+
+        reply = app.screen.query_one(ReplyView)
+        reply.focus()
+        await pilot.press("y")
+        assert app.clipboard == "pip install thing\n"
+        await pilot.press("y")
+        # The key the reply echoed does not go on to the clipboard.
+        assert app.clipboard == 'import thing\nthing.run(key="[REDACTED]")\n'
+        await pilot.press("y", "y")
+        assert app.clipboard == "pip install thing\n", "after the last, the first again"
+
+        row.focus()
+        await pilot.press("right", "right", "enter")
+        assert app.clipboard == "plain\n"
+        await pilot.press("right", "enter")  # after the last, the first
+        assert app.clipboard == "pip install thing\n"
+
+
+async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    fake = FakeProviders()
+    fake.enqueue("Run:\n\n```sh\n", "make test\n", "```\n")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "How do I test?")
+        await wait_for(pilot, lambda: not replying(app) and targets(app) == ["⧉ sh · 1 line"])
+        row = app.screen.query_one(ReplyMeta)
+        await pilot.click(row, offset=label_at(row, 0))
+        assert app.clipboard == "make test\n"
