@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from byok_tui.chat_state import (
@@ -438,6 +440,33 @@ class AppData:
         return self._context.conversations.continue_reply(
             bot, conversation, reply_id, on_sent=on_sent, over_budget=over_budget
         )
+
+    def export_markdown(self, conversation_id: int) -> Path:
+        """Write the conversation (the branch on screen) as Markdown to the data folder's
+        `exports/`, readable by the user alone, with no key; where it went."""
+        from byok_tui.markdown_export import export_markdown
+        from byok_tui.paths import ensure_private_dir
+        from byok_tui.redaction import remember_secret
+        from byok_tui.services import known_keys
+
+        self._settled()
+        services, db = self._context.services, self._context.db
+        for key in known_keys(services):
+            remember_secret(key)
+        for bot in db.bots():
+            db.bot_key(bot.id)  # registers the per-bot key, so a copy in a message is caught
+        text = export_markdown(db, conversation_id)
+        folder = services.paths.data_dir / "exports"
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = folder / f"byok-tui-conversation-{conversation_id}-{stamp}.md"
+        try:
+            ensure_private_dir(folder)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                file.write(text)
+        except OSError as error:
+            raise ByokError(f"Could not write {path}: {error.strerror}") from None
+        return path
 
     def switch_alternative(self, message_id: int, step: int) -> int | None:
         """Show the alternative `step` places from this message (its branch with it); the

@@ -244,6 +244,13 @@ BOT_COMMANDS = (
     ),
     Key(
         "",
+        "export_markdown",
+        "Export conversation as Markdown",
+        "chat.export_markdown",
+        "Write this conversation as Markdown (no keys) to the data folder's exports/",
+    ),
+    Key(
+        "",
         "delete_bot",
         "Delete bot",
         "chat.delete_bot",

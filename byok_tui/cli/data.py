@@ -33,9 +33,24 @@ def add_parsers(commands: Any) -> None:
         "as JSON, never any key",
         description="Write every bot, conversation, message and setting as one JSON document. "
         "No key of any kind is included: not per-bot keys, not stored keys, not environment "
-        "keys. Without FILE the JSON goes to standard output.",
+        "keys. Without FILE the JSON goes to standard output. With --markdown: the "
+        "conversations as a Markdown document to read or share (title, then each turn with "
+        "who wrote it, the model and the time; the branch on screen of each).",
     )
     export.add_argument("file", nargs="?", type=Path, metavar="FILE")
+    export.add_argument(
+        "--markdown", action="store_true", help="write Markdown, not JSON (keys redacted)"
+    )
+    which = export.add_mutually_exclusive_group()
+    which.add_argument(
+        "--conversation",
+        type=int,
+        metavar="ID",
+        help="with --markdown: only this conversation (its #id: `byok-tui search`)",
+    )
+    which.add_argument(
+        "--all", action="store_true", help="with --markdown: every conversation (the default)"
+    )
     export.set_defaults(run=_export)
 
     restore = commands.add_parser(
@@ -125,16 +140,51 @@ def _export(args: argparse.Namespace) -> int:
     from byok_tui.custom_providers import provider_tables
     from byok_tui.storage.transfer import export_all
 
+    if not args.markdown and (args.conversation is not None or args.all):
+        raise ByokError(
+            "--conversation and --all choose what --markdown exports",
+            remedy="Add --markdown; the JSON export always holds everything.",
+        )
     services, store = _open()
+    if args.markdown:
+        return _export_markdown(services, store, args)
     data = export_all(store, known_keys(services), provider_tables(services.config))
     if args.file is None:
         sys.stdout.buffer.write(data)
         return 0
-    fd = os.open(args.file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
+    _write_private(args.file, data)
     print(f"Exported to {args.file} (no keys included).", file=sys.stderr)
     return 0
+
+
+def _export_markdown(services: Services, store: Store, args: argparse.Namespace) -> int:
+    from byok_tui.markdown_export import export_markdown
+    from byok_tui.redaction import remember_secret
+
+    if args.conversation is None and not any(store.conversations(b.id) for b in store.bots()):
+        print("byok-tui: there is no conversation to export yet", file=sys.stderr)
+        return 1
+    for key in known_keys(services):
+        remember_secret(key)  # a key of yours is redacted even where its shape is unknown
+    for bot in store.bots():
+        store.bot_key(bot.id)  # registers the per-bot key, so a copy in a message is caught
+    text = export_markdown(store, args.conversation)
+    if args.file is None:
+        sys.stdout.write(text)
+        return 0
+    _write_private(args.file, text.encode("utf-8"))
+    print(f"Exported to {args.file} (no keys included).", file=sys.stderr)
+    return 0
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write `data` to `path`, readable by the user alone."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+    except OSError as error:
+        raise ByokError(f"cannot write {path}: {error.strerror}") from None
 
 
 def _import(args: argparse.Namespace) -> int:

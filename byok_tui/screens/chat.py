@@ -682,6 +682,25 @@ class ChatScreen(Screen[None]):
         else:
             self.notify("No reply to answer again yet.")
 
+    def action_export_markdown(self) -> None:
+        if self.state is None or self.state.conversation is None:
+            self.notify("No conversation to export yet: send a message first.")
+            return
+        self._export_markdown(self.state.conversation.id)
+
+    @work(thread=True, exclusive=True, group="export-markdown")
+    def _export_markdown(self, conversation_id: int) -> None:
+        try:
+            path = self.data.export_markdown(conversation_id)
+        except ByokError as error:
+            self.app.call_from_thread(
+                self.notify, f"Export failed: {error.one_line()}", severity="error"
+            )
+            return
+        self.app.call_from_thread(
+            self.notify, f"Exported as Markdown (no keys included) to {path}", timeout=10
+        )
+
     def on_continue_wanted(self, message: ContinueWanted) -> None:
         if not self._column.continue_reply(message.message_id):
             self.notify("A reply is on its way: wait, or press Escape to stop it.")

@@ -22,6 +22,7 @@ from tests.support.pilot import (
     settle,
     wait_for,
 )
+from tests.support.stored import add_cut_reply
 
 KEY = "sk-proj-" + "C" * 60
 
@@ -101,14 +102,10 @@ async def test_a_reopened_cut_reply_offers_continue_and_a_click_continues_it() -
     store.add_message(conversation.id, "user", "Q1")
     store.add_message(conversation.id, "assistant", "A1 whole")
     store.add_message(conversation.id, "user", "Q2")
-    cut = store.add_message(
-        conversation.id, "assistant", "", status="partial", provider="openai", model="gpt-5.5"
-    )
-    store.save_reply(
-        cut.id,
-        content="A2 half",
-        reasoning="",
-        status="partial",
+    add_cut_reply(
+        store,
+        conversation.id,
+        "A2 half",
         error_kind="network",
         error_message="The connection dropped in the middle of the reply. Try again",
     )
@@ -132,10 +129,7 @@ async def test_a_continuation_that_cannot_be_sent_leaves_the_reply_as_it_was() -
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "Cut")
     store.add_message(conversation.id, "user", "Q1")
-    cut = store.add_message(
-        conversation.id, "assistant", "", status="partial", provider="openai", model="gpt-5.5"
-    )
-    store.save_reply(cut.id, content="Half", reasoning="", status="partial")
+    add_cut_reply(store, conversation.id, "Half", error_kind=None, error_message=None)
     fake = FakeProviders()
     app = app_answered_by(fake)
     async with app.run_test(size=(120, 40)) as pilot:

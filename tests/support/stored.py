@@ -1,0 +1,31 @@
+"""Conversations written straight to the database, as tests need them."""
+
+from __future__ import annotations
+
+from byok_tui.records import Message
+from byok_tui.storage.store import Store
+
+
+def add_cut_reply(
+    store: Store,
+    conversation_id: int,
+    text: str,
+    *,
+    provider: str = "openai",
+    model: str = "gpt-5.5",
+    error_kind: str | None = "truncated",
+    error_message: str | None = "stopped before the reply finished",
+) -> Message:
+    """A reply cut short after `text`, as a stop or a dropped connection leaves it."""
+    cut = store.add_message(
+        conversation_id, "assistant", "", status="partial", provider=provider, model=model
+    )
+    store.save_reply(
+        cut.id,
+        content=text,
+        reasoning="",
+        status="partial",
+        error_kind=error_kind,
+        error_message=error_message,
+    )
+    return store.message(cut.id)
