@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from byok_tui.services import (
     open_services,
     remember_every_key,
 )
+from byok_tui.storage.db import Progress
 from byok_tui.storage.store import Store
 
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
@@ -55,12 +58,21 @@ def add_parsers(commands: Any) -> None:
 
     restore = commands.add_parser(
         "import",
-        help="import a byok-tui export (merges; never reads or writes keys)",
+        help="import a byok-tui export, or ChatGPT's or Claude's (merges; never any key)",
         description="Restore bots and conversations from an export. Importing the same file "
         "twice changes nothing the second time. A file that is not a valid export changes "
-        "nothing at all.",
+        "nothing at all. With --from chatgpt or --from claude: the conversations.json of "
+        "ChatGPT's or Claude's data export (or the zip it came in), into a bot of that name; "
+        "every branch of a ChatGPT conversation is kept, the others as alternatives. What "
+        "cannot be imported (tool calls, images, empty messages) is skipped, and counted.",
     )
     restore.add_argument("file", type=Path, metavar="FILE")
+    restore.add_argument(
+        "--from",
+        dest="source",
+        choices=("chatgpt", "claude"),
+        help="the file is ChatGPT's or Claude's data export, not byok-tui's",
+    )
     restore.set_defaults(run=_import)
 
     bot = commands.add_parser("bot", help="list, add, share, import and remove bots")
@@ -187,10 +199,53 @@ def _write_private(path: Path, data: bytes) -> None:
         raise ByokError(f"cannot write {path}: {error.strerror}") from None
 
 
+def _import_foreign(args: argparse.Namespace) -> int:
+    from byok_tui.storage.foreign import import_foreign, read_export
+
+    print(f"byok-tui: reading {args.file}…", file=sys.stderr)
+    raw = read_export(args.file)
+    _services, store = _open()
+    with _progress_bar("Importing conversations") as progress:
+        summary = import_foreign(store, raw, args.source, progress)
+    print(
+        f"Imported {summary.conversations_added:,} conversations and "
+        f"{summary.messages_added:,} messages from {summary.name} into the bot "
+        f"{summary.bot_name!r} ({summary.conversations_in_file:,} conversations in the file)."
+    )
+    for what, reasons in (
+        ("conversations", summary.skipped_conversations),
+        ("messages", summary.skipped_messages),
+    ):
+        if reasons:
+            told = ", ".join(f"{count:,} {why}" for why, count in sorted(reasons.items()))
+            print(f"Skipped {sum(reasons.values()):,} {what}: {told}.")
+    return 0
+
+
+@contextlib.contextmanager
+def _progress_bar(what: str) -> Iterator[Progress]:
+    """A progress bar on standard error while it is a terminal (nothing otherwise)."""
+    if not sys.stderr.isatty():
+        yield lambda _done, _total: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress as Bar
+
+    with Bar(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
 def _import(args: argparse.Namespace) -> int:
     from byok_tui.custom_providers import import_with_definitions
     from byok_tui.storage.transfer import import_all
 
+    if args.source is not None:
+        return _import_foreign(args)
     path: Path = args.file
     try:
         if path.stat().st_size > MAX_IMPORT_BYTES:

@@ -23,6 +23,7 @@ from byok_tui.records import Budget
 from byok_tui.redaction import redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
+from byok_tui.storage.db import Progress
 from byok_tui.storage.ledger import insert_requests
 from byok_tui.storage.store import Store, insert_bot
 
@@ -299,7 +300,14 @@ def _parse(raw: bytes) -> dict[str, Any]:
 
 
 def import_all(store: Store, raw: bytes) -> ImportSummary:
-    document = _parse(raw)
+    return import_document(store, _parse(raw))
+
+
+def import_document(
+    store: Store, document: dict[str, Any], progress: Progress | None = None
+) -> ImportSummary:
+    """Merge an export (parsed) into the store, all or nothing, after checking every field:
+    what is here already is kept. `progress` is told of each conversation written."""
     bots = []
     dropped: set[str] = set()
     for entry in document["bots"]:
@@ -349,7 +357,11 @@ def import_all(store: Store, raw: bytes) -> ImportSummary:
             name = _free_name(db, config.name)  # k is never set from an import
             bot_ids[bot_uuid] = insert_bot(db, bot_uuid, replace(config, name=name))
             added[0] += 1
-        for conv_uuid, bot_uuid, title, created, updated, messages, current in conversations:
+        for done, (conv_uuid, bot_uuid, title, created, updated, messages, current) in enumerate(
+            conversations, 1
+        ):
+            if progress is not None:
+                progress(done, len(conversations))
             row = db.execute("SELECT id FROM conversations WHERE uuid = ?", (conv_uuid,)).fetchone()
             new_conversation = row is None
             if row is None:
