@@ -83,6 +83,9 @@ class Provider:
     balance_shape: str = ""  # how that answer is read (providers/balance.py)
     custom: bool = False  # defined by the user in the config file, not built in
     key_optional: bool = False  # takes a key, but is called without one when none is set
+    # The chat service whose data export `byok-tui import --from` reads into a bot on this
+    # provider (chatgpt, claude), if any.
+    history_from: str = ""
 
     @property
     def needs_key(self) -> bool:
@@ -210,6 +213,7 @@ def _parse(entry: dict[str, object]) -> Provider:
         models=tuple(_parse_model(m, temperature) for m in raw_models),
         balance_path=_field(entry, "balance_path", str, ""),
         balance_shape=_field(entry, "balance_shape", str, ""),
+        history_from=_field(entry, "history_from", str, ""),
     )
 
 
@@ -226,6 +230,11 @@ def builtin_providers() -> tuple[Provider, ...]:
 
 
 _custom: tuple[Provider, ...] = ()
+
+
+def history_provider(service: str) -> Provider:
+    """The provider whose chat service's data export `service` is (chatgpt: OpenAI)."""
+    return next(p for p in builtin_providers() if p.history_from == service)
 
 
 def providers() -> tuple[Provider, ...]:

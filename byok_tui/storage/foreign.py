@@ -28,7 +28,7 @@ from typing import Any, Literal
 from byok_tui.errors import ByokError
 from byok_tui.records import BotConfig
 from byok_tui.redaction import redact_keys
-from byok_tui.registry import get_provider
+from byok_tui.registry import history_provider
 from byok_tui.sanitize import clean_line
 from byok_tui.storage.bot_fields import bot_fields
 from byok_tui.storage.db import Progress
@@ -42,10 +42,9 @@ from byok_tui.storage.transfer import (
 )
 
 Source = Literal["chatgpt", "claude"]
-SOURCES: dict[Source, tuple[str, str]] = {  # the bot imported conversations belong to
-    "chatgpt": ("ChatGPT", "openai"),
-    "claude": ("Claude", "anthropic"),
-}
+# The service's name, which the bot its conversations come into is called (on the provider
+# the registry says the service is: its `history_from`).
+NAMES: dict[Source, str] = {"chatgpt": "ChatGPT", "claude": "Claude"}
 MAX_FILE_BYTES = 512 * 1024 * 1024
 MEMBER = "conversations.json"  # inside the zip each service sends
 # Made up once for byok-tui: with it, the same id in the same file always gives the same uuid.
@@ -218,7 +217,7 @@ def _chatgpt(conversation: dict[str, Any], skipped: Counter[str]) -> dict[str, A
             model = _text(metadata.get("model_slug"), 200) if role == "assistant" else None
             kept = _uuid("chatgpt", conv_id, node_id)
             created = _time(message.get("create_time"), started)
-            provider = "openai" if role == "assistant" else None
+            provider = history_provider("chatgpt").id if role == "assistant" else None
             messages.append(
                 _message(kept, role, text, created, above, provider=provider, model=model)
             )
@@ -299,7 +298,7 @@ def _claude(conversation: dict[str, Any], skipped: Counter[str]) -> dict[str, An
                 _time(raw.get("created_at"), started),
                 above,
                 reasoning=reasoning,
-                provider="anthropic" if role == "assistant" else None,
+                provider=history_provider("claude").id if role == "assistant" else None,
                 model=model if role == "assistant" else None,
             )
         )
@@ -323,7 +322,7 @@ def import_foreign(
     store: Store, raw: bytes, source: Source, progress: Progress | None = None
 ) -> ForeignSummary:
     """Import `raw` (a `conversations.json` of `source`) into the store, all or nothing."""
-    name, provider_id = SOURCES[source]
+    name = NAMES[source]
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -358,7 +357,7 @@ def import_foreign(
                 "messages": found["messages"],
             }
         )
-    provider = get_provider(provider_id)
+    provider = history_provider(source)
     bot = BotConfig(name, provider.id, provider.default_model)
     document = {
         "format": EXPORT_FORMAT,
