@@ -157,8 +157,15 @@ class ReplyView(Vertical, can_focus=True):
             self.post_message(AlternativeWanted(self.message_id, step))
 
     def action_continue_reply(self) -> None:
-        if self.message_id is not None:
-            self.post_message(ContinueWanted(self.message_id))
+        if self.message_id is None:
+            return
+        if not self._continuable:
+            self.notify(
+                "There is nothing to continue: only the last reply, cut short, can be "
+                "continued. r answers this one again."
+            )
+            return
+        self.post_message(ContinueWanted(self.message_id))
 
     def compose(self) -> ComposeResult:
         if self.reasoning:

@@ -141,3 +141,21 @@ async def test_a_continuation_that_cannot_be_sent_leaves_the_reply_as_it_was() -
         assert "Press c on the reply to continue it." in error_texts(app)[0]
         assert offers(app) == ["Half"] and fake.requests == []
     assert stored_replies() == [("Half", "partial")]
+
+
+async def test_c_on_a_complete_reply_says_there_is_nothing_to_continue_and_sends_nothing() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "Whole")
+    store.add_message(conversation.id, "user", "Q1")
+    store.add_message(conversation.id, "assistant", "A whole answer.")
+    fake = FakeProviders()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        the_reply(app).focus()
+        await pilot.press("c")
+        await pilot.pause(0.2)
+        assert any("nothing to continue" in str(n.message) for n in app._notifications)
+        assert error_texts(app) == [] and fake.requests == [] and not replying(app)
