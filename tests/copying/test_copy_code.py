@@ -114,5 +114,8 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
         await send(pilot, "How do I test?")
         await wait_for(pilot, lambda: not replying(app) and targets(app) == ["⧉ sh · 1 line"])
         row = app.screen.query_one(ReplyMeta)
+        # Once what it cost is on the meta line (which can move the targets down a line).
+        await wait_for(pilot, lambda: " out" in row.meta)
+        await pilot.pause()
         await pilot.click(row, offset=label_at(row, 0))
         assert app.clipboard == "make test\n"
