@@ -6,6 +6,7 @@ terminal's clipboard sequence, with any key in it replaced."""
 from __future__ import annotations
 
 from textual.geometry import Offset
+from textual.pilot import Pilot
 
 from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
@@ -42,6 +43,10 @@ def targets(app: ByokApp) -> list[str]:
     return [
         str(meta.render()).partition("\n")[2] for meta in app.screen.query(ReplyMeta) if meta.blocks
     ]
+
+
+async def copied(pilot: Pilot[None], app: ByokApp, text: str) -> None:
+    await wait_for(pilot, lambda: app.clipboard == text, timeout=5)
 
 
 def label_at(row: ReplyMeta, number: int) -> Offset:
@@ -82,26 +87,30 @@ async def test_each_code_block_of_a_stored_reply_has_a_copy_target_and_y_copies_
             GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
         ]
 
-        await pilot.click(row, offset=label_at(row, 2))
-        assert app.clipboard == "plain\n"
+        # Each step copies something other than the step before: a copy that did not happen
+        # cannot pass for one (a copy travels up as a message, a turn or two later).
         await pilot.click(row, offset=label_at(row, 0))
-        assert app.clipboard == "pip install thing\n"
+        await copied(pilot, app, "pip install thing\n")
+        await pilot.click(row, offset=label_at(row, 2))
+        await copied(pilot, app, "plain\n")
 
         reply = app.screen.query_one(ReplyView)
         reply.focus()
         await pilot.press("y")
-        assert app.clipboard == "pip install thing\n"
+        await copied(pilot, app, "pip install thing\n")
         await pilot.press("y")
         # The key the reply echoed does not go on to the clipboard.
-        assert app.clipboard == 'import thing\nthing.run(key="[REDACTED]")\n'
-        await pilot.press("y", "y")
-        assert app.clipboard == "pip install thing\n", "after the last, the first again"
+        await copied(pilot, app, 'import thing\nthing.run(key="[REDACTED]")\n')
+        await pilot.press("y")
+        await copied(pilot, app, "plain\n")
+        await pilot.press("y")
+        await copied(pilot, app, "pip install thing\n")  # after the last, the first again
 
-        row.focus()
-        await pilot.press("right", "right", "enter")
-        assert app.clipboard == "plain\n"
-        await pilot.press("right", "enter")  # after the last, the first
-        assert app.clipboard == "pip install thing\n"
+        row.focus()  # the block last clicked (the third) is chosen
+        await pilot.press("left", "enter")
+        await copied(pilot, app, 'import thing\nthing.run(key="[REDACTED]")\n')
+        await pilot.press("right", "right", "enter")  # after the last, the first
+        await copied(pilot, app, "pip install thing\n")
 
 
 async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> None:
@@ -116,6 +125,5 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
         row = app.screen.query_one(ReplyMeta)
         # Once what it cost is on the meta line (which can move the targets down a line).
         await wait_for(pilot, lambda: " out" in row.meta)
-        await pilot.pause()
         await pilot.click(row, offset=label_at(row, 0))
-        assert app.clipboard == "make test\n"
+        await copied(pilot, app, "make test\n")
