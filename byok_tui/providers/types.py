@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from byok_tui.sanitize import clean_line, strip_terminal_controls
@@ -11,9 +11,28 @@ Role = Literal["user", "assistant"]
 
 
 @dataclass(frozen=True, slots=True)
+class Image:
+    """A picture sent with a message, as its bytes and their type."""
+
+    media_type: str  # image/png, image/jpeg, image/webp or image/gif
+    data: bytes = field(repr=False)
+
+    @property
+    def base64(self) -> str:
+        import base64
+
+        return base64.b64encode(self.data).decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.base64}"
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     role: Role
     content: str
+    images: tuple[Image, ...] = ()  # sent in each family's own image format
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -102,11 +102,15 @@ def turns(chat: ChatRequest) -> tuple[ChatMessage, ...]:
     return chat.messages
 
 
-def chat_messages(chat: ChatRequest) -> list[dict[str, str]]:
+def chat_messages(
+    chat: ChatRequest, fields: Callable[[ChatMessage], dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The conversation as role/content messages, the system prompt first: the shape the
-    OpenAI-compatible and Ollama families share."""
+    OpenAI-compatible and Ollama APIs share. `fields`: a message's fields but its role (its
+    content and, for one with images, those in the family's format)."""
+    fields = fields or (lambda m: {"content": m.content})
     messages = [{"role": "system", "content": chat.system}] if chat.system else []
-    return messages + [{"role": m.role, "content": m.content} for m in turns(chat)]
+    return messages + [{"role": m.role, **fields(m)} for m in turns(chat)]
 
 
 def load_json(provider: Provider, data: str) -> Any:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
+    ChatMessage,
     ChatRequest,
     Done,
     ListedModel,
@@ -44,10 +45,24 @@ def _headers(provider: Provider, key: str | None) -> dict[str, str]:
     }
 
 
+def _fields(message: ChatMessage) -> dict[str, Any]:
+    """A message's content: with images, a list of blocks, the images (base64) first."""
+    if not message.images:
+        return {"content": message.content}
+    blocks: list[dict[str, Any]] = [
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": i.media_type, "data": i.base64},
+        }
+        for i in message.images
+    ]
+    return {"content": [*blocks, {"type": "text", "text": message.content}]}
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages = [{"role": m.role, "content": m.content} for m in chat.messages]
+    messages: list[dict[str, Any]] = [{"role": m.role, **_fields(m)} for m in chat.messages]
     if chat.continues:
         # The cut reply is the start of the answer (a prefill), which the API refuses when
         # it ends in whitespace: the model writes that whitespace itself.

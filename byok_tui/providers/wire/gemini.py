@@ -13,6 +13,7 @@ from urllib.parse import quote
 from byok_tui.errors import ErrorKind
 from byok_tui.providers.errors import ProviderError, protocol_error, stream_error
 from byok_tui.providers.types import (
+    ChatMessage,
     ChatRequest,
     Done,
     ListedModel,
@@ -55,6 +56,12 @@ def _model_path(model_id: str) -> str:
     return quote(model_id.removeprefix("models/"), safe="-._~")
 
 
+def _parts(message: ChatMessage) -> list[dict[str, Any]]:
+    """A message's text, then its images inline (base64)."""
+    images = [{"inlineData": {"mimeType": i.media_type, "data": i.base64}} for i in message.images]
+    return [{"text": message.content}, *images]
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
@@ -63,7 +70,7 @@ def chat_call(
         generation["temperature"] = chat.temperature
     body: dict[str, Any] = {
         "contents": [
-            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
+            {"role": "model" if m.role == "assistant" else "user", "parts": _parts(m)}
             for m in turns(chat)
         ],
         "generationConfig": generation,

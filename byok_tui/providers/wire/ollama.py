@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
+    ChatMessage,
     ChatRequest,
     Done,
     ListedModel,
@@ -33,10 +34,17 @@ if TYPE_CHECKING:
     import httpx
 
 
+def _fields(message: ChatMessage) -> dict[str, Any]:
+    """A message's content, and its images as a list of base64 strings beside it."""
+    if not message.images:
+        return {"content": message.content}
+    return {"content": message.content, "images": [image.base64 for image in message.images]}
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages = chat_messages(chat)
+    messages = chat_messages(chat, _fields)
     options: dict[str, Any] = {provider.token_param: chat.max_tokens}
     if chat.temperature is not None and model.accepts_temperature:
         options["temperature"] = chat.temperature

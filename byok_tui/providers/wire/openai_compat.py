@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
+    ChatMessage,
     ChatRequest,
     Done,
     ListedModel,
@@ -33,10 +34,19 @@ if TYPE_CHECKING:
     import httpx
 
 
+def _fields(message: ChatMessage) -> dict[str, Any]:
+    """A message's content: with images, a list of parts, each image a data URL."""
+    if not message.images:
+        return {"content": message.content}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
+    parts += [{"type": "image_url", "image_url": {"url": i.data_url}} for i in message.images]
+    return {"content": parts}
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages = chat_messages(chat)
+    messages = chat_messages(chat, _fields)
     body: dict[str, Any] = {
         "model": chat.model,
         "messages": messages,
