@@ -53,12 +53,18 @@ class Attachment:
 
     @property
     def label(self) -> str:
-        """`notes.md · 12 KB`: how a chip names it."""
-        size = len(self.data)
-        amount = f"{size:,} B" if size < 1024 else f"{size / 1024:,.0f} KB"
-        if size >= 1024 * 1024:
-            amount = f"{size / 1024 / 1024:,.1f} MB"
-        return f"{self.name} · {amount}"
+        return size_label(self.name, len(self.data))
+
+
+def size_label(name: str, size: int) -> str:
+    """`notes.md · 12 KB`: how a file attached is named on screen."""
+    if size < 1024:
+        amount = f"{size:,} B"
+    elif size < 1024 * 1024:
+        amount = f"{size / 1024:,.0f} KB"
+    else:
+        amount = f"{size / 1024 / 1024:,.1f} MB"
+    return f"{name} · {amount}"
 
 
 def image_type(data: bytes) -> str | None:

@@ -12,9 +12,10 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from byok_tui.attachments import Attachment, AttachmentError, check_together, with_text_files
 from byok_tui.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_failover import (
@@ -34,13 +35,15 @@ from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
     Done,
+    Image,
     RateLimitWait,
+    Role,
     StreamEvent,
 )
 from byok_tui.providers.wire import prefills
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact_keys
-from byok_tui.registry import Provider, UnknownProviderError, get_provider
+from byok_tui.registry import Provider, UnknownProviderError, get_provider, providers
 from byok_tui.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
 from byok_tui.storage.store import Store
 
@@ -80,16 +83,55 @@ class ReplyStarted:
     key: ResolvedKey
 
 
-def history_for(messages: list[Message]) -> tuple[ChatMessage, ...]:
-    """What the model is shown: user messages and completed replies, in order.
+def history_for(
+    messages: list[Message],
+    attached: Mapping[int, list[Attachment]] | None = None,
+    *,
+    images: bool = True,
+) -> tuple[ChatMessage, ...]:
+    """What the model is shown: user messages and completed replies, in order, each with
+    its files (`attached`, by message id): text files in its text, images beside it. With
+    `images` False (a model that takes none), an earlier image is named in the text instead.
 
     Failed and partial replies are left out (a retry re-sends the user message once, as it
     adds no new one).
     """
+    attached = attached or {}
     return tuple(
-        ChatMessage(m.role, m.content)
+        turn(m.role, m.content, attached.get(m.id, []), images=images)
         for m in messages
         if m.role == "user" or m.status == "complete"
+    )
+
+
+def turn(
+    role: Role, content: str, attachments: list[Attachment], *, images: bool = True
+) -> ChatMessage:
+    """One message as sent: text files fenced after its text, images in their own place."""
+    text = with_text_files(content, attachments)
+    pictures = [a for a in attachments if a.is_image]
+    if not images and pictures:
+        named = ", ".join(a.name for a in pictures)
+        return ChatMessage(role, f"{text}\n\n[images not sent, as this model takes none: {named}]")
+    return ChatMessage(role, text, tuple(Image(a.media_type, a.data) for a in pictures))
+
+
+def check_images(provider: Provider, model_id: str, attachments: Sequence[Attachment]) -> None:
+    """An image for a model known to take none is refused before anything is stored or sent,
+    naming models that take them."""
+    if provider.model(model_id).takes_images is not False or not any(
+        a.is_image for a in attachments
+    ):
+        return
+    takers = []
+    for candidate in providers():
+        listed = [m for m in candidate.models if m.takes_images]
+        default = next((m for m in listed if m.id == candidate.default_model), None)
+        if listed:
+            takers.append(f"{candidate.id}:{(default or listed[0]).id}")
+    raise AttachmentError(
+        f"{model_id} ({provider.display_name}) takes no images; nothing was sent",
+        remedy=f"Choose a model that does ({', '.join(takers[:4])}), or remove the image.",
     )
 
 
@@ -219,8 +261,13 @@ class ConversationService:
         fallback: bool = False,
         edit_of: int | None = None,
         regenerate: int | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> AsyncGenerator[ReplyEvent, None]:
         """Store `text` (None: retry the last user message), then stream and store the reply.
+
+        `attachments`: files sent with `text`, kept with it (sent again with the history). An
+        image for a model known to take none, too many files or too large, is refused before
+        anything is stored (AttachmentError).
 
         `edit_of`: the stored user message `text` is an alternative to; `regenerate` (with
         `text` None): the reply to answer again. What followed them is kept, as another
@@ -240,8 +287,9 @@ class ConversationService:
         """
         ask = _Ask(bot, config or bot.config, over_budget, key_label)
         branch = (edit_of, regenerate)
+        said = (text, tuple(attachments))
         return self._reply(
-            functools.partial(self._ready_to_send, ask, conversation, text, fallback, branch),
+            functools.partial(self._ready_to_send, ask, conversation, said, fallback, branch),
             on_sent,
         )
 
@@ -270,16 +318,20 @@ class ConversationService:
         self,
         ask: _Ask,
         conversation: Conversation,
-        text: str | None,
+        said: tuple[str | None, tuple[Attachment, ...]],
         fallback: bool,
         branch: tuple[int | None, int | None],
     ) -> _Ready:
         store, config = self._store, ask.config
+        text, attachments = said
+        if attachments:  # refused before anything is stored
+            check_together(list(attachments))
+            check_images(_provider(config), config.model, attachments)
         replaced = branch[0] if branch[0] is not None else branch[1]
         if replaced is not None:  # the new one follows what the replaced one followed
             store.branch_from(conversation.id, store.message(replaced).parent_id)
         if text is not None:  # kept first, whatever follows
-            store.add_message(conversation.id, "user", text)
+            store.add_message(conversation.id, "user", text, attachments=attachments)
         provider = _provider(config)
 
         def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
@@ -311,10 +363,13 @@ class ConversationService:
         messages = store.messages(conversation.id)
         key, order = await self._keys_for(provider, key, messages)
         reply = new_reply("partial", key.source_text)
-        history = history_for(messages)
+        attached = store.attachments_in(conversation.id)
+        takes_images = provider.model(config.model).takes_images is not False
+        history = history_for(messages, attached, images=takes_images)
         if text is not None and history:
             # Stored with any key scrubbed; sent as typed (the user confirmed a key in it).
-            history = (*history[:-1], ChatMessage("user", text))
+            files = attached.get(messages[-1].id, [])
+            history = (*history[:-1], turn("user", text, files, images=takes_images))
         request = _request(config, history)
         return _Ready(provider, request, key, order, ReplyRecorder(store, reply), reply)
 
@@ -335,7 +390,13 @@ class ConversationService:
         start = reply.content.rstrip() if prefills(provider) else reply.content
         store.set_reply_key_source(reply.id, key.source_text)
         reply = replace(reply, content=start, key_source=key.source_text)
-        history = (*history_for(messages[:-1]), ChatMessage("assistant", start))
+        earlier = messages[:-1]
+        attached = store.attachments_in(conversation.id)
+        takes_images = provider.model(ask.config.model).takes_images is not False
+        history = (
+            *history_for(earlier, attached, images=takes_images),
+            ChatMessage("assistant", start),
+        )
         request = _request(ask.config, history, continues=True)
         recorder = ReplyRecorder(store, reply, continues=True)
         return _Ready(provider, request, key, order, recorder, reply)

@@ -32,10 +32,12 @@ def _heading(message: Message) -> str:
     return f"### {' · '.join([*who, when(message.created)])}"
 
 
-def _turn(message: Message) -> str:
+def _turn(message: Message, attached: list[str]) -> str:
     parts = [_heading(message)]
     if message.content:
         parts.append(message.content.rstrip("\n"))
+    if attached:
+        parts.append(f"*Attached: {', '.join(attached)}*")
     if message.status == "partial":
         parts.append("*Partial reply: it stopped before its end.*")
     if message.error_message:
@@ -43,13 +45,20 @@ def _turn(message: Message) -> str:
     return "\n\n".join(parts)
 
 
-def conversation_markdown(conversation: Conversation, bot: Bot, messages: list[Message]) -> str:
-    """`messages`: the branch on screen, in order."""
+def conversation_markdown(
+    conversation: Conversation,
+    bot: Bot,
+    messages: list[Message],
+    attached: dict[int, list[str]] | None = None,
+) -> str:
+    """`messages`: the branch on screen, in order; `attached`: the files each message has
+    (by id), named as on screen (`notes.md · 2 KB`)."""
+    attached = attached or {}
     about = (
         f"*{bot.name} · started {when(conversation.created)} · {len(messages)} messages · "
         f"exported by byok-tui {__version__}*"
     )
-    turns = [_turn(message) for message in messages]
+    turns = [_turn(message, attached.get(message.id, [])) for message in messages]
     document = "\n\n".join([f"# {conversation.title}", about, *turns]) + "\n"
     return redact_keys(document)
 
@@ -69,4 +78,9 @@ def export_markdown(store: Store, conversation_id: int | None = None) -> str:
         chosen = sorted(
             (c for bot_id in bots for c in store.conversations(bot_id)), key=lambda c: c.created
         )
-    return documents(conversation_markdown(c, bots[c.bot_id], store.messages(c.id)) for c in chosen)
+    return documents(
+        conversation_markdown(
+            c, bots[c.bot_id], store.messages(c.id), store.attachment_labels(c.id)
+        )
+        for c in chosen
+    )

@@ -54,6 +54,9 @@ class Model:
     free_requests_per_day: int | None = None
     accepts_temperature: bool = True
     discovered: bool = False  # found through the provider's model list, not in the registry
+    # Whether it takes images; None: not known (a model the registry does not list), so an
+    # image is sent and the provider says whether it takes it.
+    takes_images: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +150,16 @@ def _whole_or_none(entry: dict[str, object], name: str) -> int | None:
     return value
 
 
-def _parse_model(entry: dict[str, object], provider_temperature: bool) -> Model:
+def _images(entry: dict[str, object], default: bool | None) -> bool | None:
+    value = entry.get("images", default)
+    if value is not None and not isinstance(value, bool):
+        raise TypeError("registry field 'images' must be true or false")
+    return value
+
+
+def _parse_model(
+    entry: dict[str, object], provider_temperature: bool, provider_images: bool | None = None
+) -> Model:
     rpm, rpd = _whole_or_none(entry, "rpm"), _whole_or_none(entry, "rpd")
     return Model(
         id=_field(entry, "id", str),
@@ -157,6 +169,7 @@ def _parse_model(entry: dict[str, object], provider_temperature: bool) -> Model:
         requests_per_minute=rpm,
         free_requests_per_day=rpd,
         accepts_temperature=_field(entry, "temperature", bool, provider_temperature),
+        takes_images=_images(entry, provider_images),
     )
 
 
@@ -210,7 +223,7 @@ def _parse(entry: dict[str, object]) -> Provider:
         max_tokens_range=(int(max_tokens[0]), int(max_tokens[1])),
         stream_usage_option=_field(entry, "stream_usage_option", bool, False),
         public_model_list=_field(entry, "public_model_list", bool, False),
-        models=tuple(_parse_model(m, temperature) for m in raw_models),
+        models=tuple(_parse_model(m, temperature, _images(entry, None)) for m in raw_models),
         balance_path=_field(entry, "balance_path", str, ""),
         balance_shape=_field(entry, "balance_shape", str, ""),
         history_from=_field(entry, "history_from", str, ""),

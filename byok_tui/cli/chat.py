@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from byok_tui.errors import ByokError, ErrorKind
@@ -27,6 +28,7 @@ from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.services import Services, open_services
 
 if TYPE_CHECKING:
+    from byok_tui.attachments import Attachment
     from byok_tui.fallbacks import Fallback
     from byok_tui.providers.client import ProviderClient
     from byok_tui.records import Bot, Conversation
@@ -145,6 +147,16 @@ def add_parsers(commands: Any) -> None:
         help="send even when a budget (`byok-tui budget`) is reached, this once",
     )
     ask.add_argument(
+        "--attach",
+        dest="attachments",
+        action="append",
+        type=Path,
+        metavar="FILE",
+        help="send a file with the prompt (repeatable): a text file goes in as a fenced block "
+        "under its name, an image (PNG, JPEG, WEBP, GIF) in the provider's image format, to "
+        "a model that takes images",
+    )
+    ask.add_argument(
         "--continue",
         dest="continue_reply",
         action="store_true",
@@ -250,6 +262,7 @@ def _ask(args: argparse.Namespace) -> int:
     check_settings(provider, config.temperature, config.max_tokens)  # usage error: exit 2
     check_model(provider, config.model)
     prompt = _read_prompt(args.prompt)
+    attachments = _attachments(args.attachments or [], provider, config.model)
     if args.estimate:
         from byok_tui.estimate import estimate
 
@@ -274,8 +287,9 @@ def _ask(args: argparse.Namespace) -> int:
     fallbacks = parse_fallbacks(list(chosen))  # a malformed one: exit 2, nothing stored
     conversation = store.create_conversation(bot.id, title_for(prompt))
     try:
+        said = (prompt, attachments)
         return asyncio.run(
-            _stream(services, store, bot, conversation, prompt, config, args, fallbacks)
+            _stream(services, store, bot, conversation, said, config, args, fallbacks)
         )
     except KeyboardInterrupt:
         print("byok-tui: interrupted; the partial reply is saved", file=sys.stderr)
@@ -292,6 +306,7 @@ _NOT_WITH_CONTINUE = {
     "fallbacks": "--fallback",
     "max_tokens": "--max-tokens",
     "estimate": "--estimate",
+    "attachments": "--attach",
 }
 
 
@@ -351,6 +366,17 @@ async def _continue_stream(
     return 0 if error is None else EXIT_STATUS.get(error.kind, 1)
 
 
+def _attachments(paths: list[Path], provider: Provider, model: str) -> list[Attachment]:
+    """The files given with --attach, read and checked before anything is stored or sent."""
+    from byok_tui.attachments import check_together, read_attachment
+    from byok_tui.conversation import check_images
+
+    attachments = [read_attachment(path) for path in paths]
+    check_together(attachments)
+    check_images(provider, model, attachments)
+    return attachments
+
+
 @dataclass(frozen=True, slots=True)
 class _Exchange:
     """What every attempt of one `ask` shares."""
@@ -360,6 +386,7 @@ class _Exchange:
     bot: Bot
     conversation: Conversation
     args: argparse.Namespace
+    attachments: list[Attachment]  # sent with the prompt, on the first attempt
 
 
 async def _stream(
@@ -367,7 +394,7 @@ async def _stream(
     store: Store,
     bot: Bot,
     conversation: Conversation,
-    prompt: str,
+    said: tuple[str, list[Attachment]],
     config: BotConfig,
     args: argparse.Namespace,
     fallbacks: tuple[Fallback, ...],
@@ -379,9 +406,9 @@ async def _stream(
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     async with _client(services, args.timeout) as client:
         keep_the_ledger(client, store)
-        exchange = _Exchange(client, store, bot, conversation, args)
+        exchange = _Exchange(client, store, bot, conversation, args, said[1])
         try:
-            return await _attempts(exchange, prompt, config, [None, *fallbacks])
+            return await _attempts(exchange, said[0], config, [None, *fallbacks])
         except asyncio.CancelledError:
             print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
@@ -437,6 +464,7 @@ async def _attempt(
         over_budget=args.over_budget,
         key_label=None if fallback else args.key_label,
         fallback=fallback,
+        attachments=exchange.attachments if text is not None else (),
     )
     return await _print_reply(sending, args, config.max_tokens)
 

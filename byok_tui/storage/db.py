@@ -224,9 +224,23 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id, id);
     """
     + LINK_IN_ORDER,
+    # 11: files attached to a message (a text file, an image), kept with it so that the
+    # conversation can be sent again and exported.
+    """
+    CREATE TABLE attachments (
+        id INTEGER PRIMARY KEY,
+        message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        data BLOB NOT NULL
+    );
+    CREATE INDEX attachments_by_message ON attachments(message_id, position);
+    """,
 )
 
 SEARCH_INDEX_MIGRATION = 9
+BRANCHES_MIGRATION = 10
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

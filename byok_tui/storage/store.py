@@ -11,12 +11,13 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from byok_tui.attachments import Attachment, size_label
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import check_key
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
@@ -456,8 +457,10 @@ class Store:
         model: str | None = None,
         key_source: str | None = None,
         fallback: bool = False,
+        attachments: Sequence[Attachment] = (),
     ) -> Message:
-        """`fallback`: a reply asked of one of the bot's fallbacks."""
+        """`fallback`: a reply asked of one of the bot's fallbacks. `attachments`: the files
+        sent with it (a key of the user's in a text file is redacted, as in a message)."""
         now = time.time()
         with self.transaction() as db:
             cursor = db.execute(
@@ -484,7 +487,44 @@ class Store:
                 "UPDATE conversations SET updated = ?, leaf_id = ? WHERE id = ?",
                 (now, cursor.lastrowid, conversation_id),
             )
+            db.executemany(
+                "INSERT INTO attachments (message_id, position, name, media_type, data)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    (cursor.lastrowid, place, clean_line(a.name), a.media_type, _kept(a))
+                    for place, a in enumerate(attachments)
+                ],
+            )
         return self.message(int(cursor.lastrowid or 0))
+
+    def attachments_in(self, conversation_id: int) -> dict[int, list[Attachment]]:
+        """The files attached in a conversation, by message (every branch): one query led by
+        the attachments table, so a conversation of 100,000 messages costs no more than its
+        files (sending reads this every time)."""
+        rows = self.connection().execute(
+            "SELECT a.message_id, a.name, a.media_type, a.data FROM attachments a"
+            " CROSS JOIN messages m ON m.id = a.message_id WHERE m.conversation_id = ?"
+            " ORDER BY a.message_id, a.position",
+            (conversation_id,),
+        )
+        found: dict[int, list[Attachment]] = {}
+        for row in rows:
+            found.setdefault(row[0], []).append(Attachment(row[1], row[2], bytes(row[3])))
+        return found
+
+    def attachment_labels(self, conversation_id: int) -> dict[int, list[str]]:
+        """What each message of the conversation has attached, as its chip says it (`name ·
+        size`), without reading the files."""
+        rows = self.connection().execute(
+            "SELECT a.message_id, a.name, length(a.data) FROM attachments a"
+            " CROSS JOIN messages m ON m.id = a.message_id WHERE m.conversation_id = ?"
+            " ORDER BY a.message_id, a.position",
+            (conversation_id,),
+        )
+        labels: dict[int, list[str]] = {}
+        for message_id, name, size in rows:
+            labels.setdefault(message_id, []).append(size_label(name, size))
+        return labels
 
     def save_reply(
         self,
@@ -572,3 +612,10 @@ class Store:
                 " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                 (name, value),
             )
+
+
+def _kept(attachment: Attachment) -> bytes:
+    """What is stored of a file: a text file with any key of the user's redacted."""
+    if attachment.is_image:
+        return attachment.data
+    return redact_known_secrets(attachment.text).encode("utf-8")

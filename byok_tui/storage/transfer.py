@@ -12,6 +12,7 @@ nothing at all unless the whole file is valid.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -19,6 +20,16 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from byok_tui.attachments import (
+    IMAGE_TYPES,
+    MAX_FILES,
+    MAX_IMAGE_BYTES,
+    MAX_TEXT_BYTES,
+    TEXT,
+    Attachment,
+    check_together,
+    image_type,
+)
 from byok_tui.records import Budget
 from byok_tui.redaction import redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
@@ -68,6 +79,58 @@ def _scrub(value: Any) -> Any:
     return value
 
 
+def _exported(row: Any, attachments: list[Attachment]) -> dict[str, Any]:
+    """A message as exported: its fields (not its id here), and its files, base64."""
+    message = {name: row[name] for name in row.keys() if name != "id"}  # noqa: SIM118
+    if attachments:
+        message["attachments"] = [
+            {
+                "name": a.name,
+                "media_type": a.media_type,
+                "data": base64.b64encode(a.data).decode("ascii"),
+            }
+            for a in attachments
+        ]
+    return message
+
+
+def _check_attachments(raw: Any) -> list[Attachment]:
+    """A message's files from an export, held to what attaching a file allows."""
+    if raw is None:
+        return []
+    _require(isinstance(raw, list) and len(raw) <= MAX_FILES, "a message's attachments are invalid")
+    checked = []
+    for entry in raw:
+        _require(isinstance(entry, dict), "an attachment must be an object")
+        name, kind, data = entry.get("name"), entry.get("media_type"), entry.get("data")
+        _require(isinstance(name, str) and 0 < len(name) <= 200, "an attachment name is invalid")
+        _require(kind in (TEXT, *IMAGE_TYPES), "an attachment type is not one byok-tui takes")
+        _require(
+            isinstance(data, str) and len(data) <= (MAX_IMAGE_BYTES * 4) // 3 + 4,
+            "an attachment is invalid or too large",
+        )
+        try:
+            content = base64.b64decode(data, validate=True)
+        except ValueError:
+            raise ExportFormatError(
+                "the file is not a valid byok-tui export: an attachment is not base64"
+            ) from None
+        if kind == TEXT:
+            try:
+                text = content.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ExportFormatError(
+                    "the file is not a valid byok-tui export: a text attachment is not UTF-8"
+                ) from None
+            _require(len(content) <= MAX_TEXT_BYTES, "a text attachment is too large")
+            content = redact_known_secrets(strip_terminal_controls(text)).encode("utf-8")
+        else:
+            _require(image_type(content) == kind, "an image attachment is not what it says")
+        checked.append(Attachment(clean_line(name), str(kind), content))
+    check_together(checked)
+    return checked
+
+
 def export_all(
     store: Store, known_keys: Iterable[str], providers: Mapping[str, Any] | None = None
 ) -> bytes:
@@ -85,11 +148,12 @@ def export_all(
             # Every branch; each message names the one it follows, the conversation the
             # message its branch on screen ends at.
             rows = db.execute(
-                f"SELECT {', '.join(f'm.{f}' for f in _MESSAGE_FIELDS)},"  # noqa: S608
+                f"SELECT m.id, {', '.join(f'm.{f}' for f in _MESSAGE_FIELDS)},"  # noqa: S608
                 " p.uuid AS parent_uuid FROM messages m LEFT JOIN messages p"
                 " ON p.id = m.parent_id WHERE m.conversation_id = ? ORDER BY m.id",
                 (conversation.id,),
-            )
+            ).fetchall()
+            attached = store.attachments_in(conversation.id)
             leaf = db.execute(
                 "SELECT m.uuid FROM conversations c JOIN messages m ON m.id = c.leaf_id"
                 " WHERE c.id = ?",
@@ -103,7 +167,7 @@ def export_all(
                     "created": conversation.created,
                     "updated": conversation.updated,
                     "current_uuid": leaf[0] if leaf else None,
-                    "messages": [dict(row) for row in rows],
+                    "messages": [_exported(row, attached.get(row["id"], [])) for row in rows],
                 }
             )
     document = {
@@ -201,6 +265,7 @@ def _check_message(raw: Any) -> dict[str, Any]:
     parent = raw.get("parent_uuid")
     message["parent_uuid"] = None if parent is None else _uuid(parent)
     message["follows_previous"] = "parent_uuid" not in raw  # an export made before branches
+    message["attachments"] = _check_attachments(raw.get("attachments"))
     return message
 
 
@@ -403,6 +468,14 @@ def import_document(
                     ),
                 )
                 previous = ids[message["uuid"]] = int(cursor.lastrowid or 0)
+                db.executemany(
+                    "INSERT INTO attachments (message_id, position, name, media_type, data)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (previous, place, a.name, a.media_type, a.data)
+                        for place, a in enumerate(message["attachments"])
+                    ],
+                )
                 added[2] += 1
             if new_conversation and ids:  # a conversation here already keeps its own branch
                 db.execute(

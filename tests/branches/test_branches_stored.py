@@ -61,7 +61,7 @@ def test_a_database_from_before_branches_keeps_every_conversation_as_it_was(
 ) -> None:
     path = app_paths().data_dir / "byok-tui.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
-    old_database(path, db.SCHEMA_VERSION - 1, ["Q1", "A1", "Q2", "A2"], monkeypatch)
+    old_database(path, db.BRANCHES_MIGRATION - 1, ["Q1", "A1", "Q2", "A2"], monkeypatch)
     upgraded = Store(path)
     [conversation] = upgraded.conversations(upgraded.bots()[0].id)
     messages = upgraded.messages(conversation.id)

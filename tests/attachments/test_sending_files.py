@@ -1,0 +1,172 @@
+"""Files sent with a message (`ask --attach`, and the service the app uses): a text file in a
+fenced block under its name, an image in the provider's format; kept with the message, so
+the history sends them again; an image for a model that takes none refused before anything
+is stored or sent, naming models that do."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from byok_tui.attachments import read_attachment
+from byok_tui.conversation import ConversationService
+from byok_tui.records import BotConfig
+from byok_tui.services import open_services, open_store
+from tests.support.cli import run_cli
+from tests.support.provider_client import client_for
+from tests.support.provider_server import ProviderServer, openai_reply
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+KEY = "sk-proj-" + "A" * 60
+
+
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    notes, pixel = tmp_path / "notes.md", tmp_path / "pixel.png"
+    notes.write_text("# Notes\n\n- one\n")
+    pixel.write_bytes(PNG)
+    return notes, pixel
+
+
+def test_ask_attach_sends_a_text_file_fenced_and_an_image_as_a_data_url(
+    server: ProviderServer, tmp_path: Path
+) -> None:
+    notes, pixel = files(tmp_path)
+    server.reply_with(openai_reply("Seen."))
+    env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1", "OPENAI_API_KEY": KEY}
+    args = ("ask", "-p", "openai", "--attach", str(notes), "--attach", str(pixel), "Look")
+    result = run_cli(*args, env=env)
+    assert result.returncode == 0, result.stderr
+    [turn] = server.requests[0].json["messages"]
+    assert turn["content"] == [
+        {"type": "text", "text": "Look\n\nnotes.md:\n\n```md\n# Notes\n\n- one\n```"},
+        {
+            "type": "image_url",
+            "image_url": {"url": "data:image/png;base64," + base64.b64encode(PNG).decode()},
+        },
+    ]
+    store = open_store(open_services())
+    [conversation] = store.conversations(store.bots()[0].id)
+    question = store.messages(conversation.id)[0]
+    kept = store.attachments_in(conversation.id)[question.id]
+    assert [(a.name, a.media_type) for a in kept] == [
+        ("notes.md", "text/plain"),
+        ("pixel.png", "image/png"),
+    ]
+    assert kept[1].data == PNG
+
+
+def test_an_image_for_a_model_that_takes_none_is_refused_before_anything_is_stored(
+    server: ProviderServer, tmp_path: Path
+) -> None:
+    _notes, pixel = files(tmp_path)
+    env = {
+        "BYOK_TUI_GROQ_BASE_URL": f"{server.base_url}/openai/v1",
+        "GROQ_API_KEY": "gsk_" + "G" * 52,
+    }
+    result = run_cli("ask", "-p", "groq", "--attach", str(pixel), "What is it?", env=env)
+    assert result.returncode == 2
+    assert "llama-3.3-70b-versatile (Groq) takes no images; nothing was sent" in result.stderr
+    assert "anthropic:claude-sonnet-4-6" in result.stderr  # a model that takes them
+    assert server.requests == []
+    store = open_store(open_services())
+    assert store.conversations(store.bots()[0].id) == []
+
+
+def test_a_file_that_cannot_be_attached_is_a_usage_error(tmp_path: Path) -> None:
+    binary = tmp_path / "tool"
+    binary.write_bytes(b"\x7fELF\x00\x00")
+    result = run_cli("ask", "-p", "groq", "--attach", str(binary), "hi")
+    assert result.returncode == 2 and "is not a file byok-tui can attach" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+async def test_files_are_sent_again_with_the_history_and_named_to_a_model_without_images(
+    server: ProviderServer, tmp_path: Path
+) -> None:
+    notes, pixel = files(tmp_path)
+    services = open_services()
+    store = open_store(services)
+    bot = store.create_bot(BotConfig("Eyes", "openai", "gpt-5.5"))
+    conversation = store.create_conversation(bot.id, "files")
+    attached = [read_attachment(notes), read_attachment(pixel)]
+    server.reply_with(openai_reply("Seen."), openai_reply("Still seen."))
+    async with client_for("openai", server, services.keys) as client:
+        service = ConversationService(store, client)
+        async for _ in service.send(bot, conversation, "Look", attachments=attached):
+            pass
+        async for _ in service.send(bot, conversation, "And now?"):
+            pass
+    first, _reply, latest = server.requests[1].json["messages"]
+    assert first == server.requests[0].json["messages"][0], "the files go again, as sent"
+    assert latest == {"role": "user", "content": "And now?"}
+
+    # Asked of a model that takes no images: the image is named, never dropped unsaid.
+    from byok_tui.conversation import history_for
+
+    messages = store.messages(conversation.id)
+    history = history_for(messages, store.attachments_in(conversation.id), images=False)
+    assert history[0].images == ()
+    assert history[0].content.endswith("[images not sent, as this model takes none: pixel.png]")
+
+
+def test_files_go_out_with_an_export_and_come_back_checked(tmp_path: Path) -> None:
+    """Exported in JSON (base64) and named in Markdown; imported elsewhere, checked as a file
+    attached here is: an image that is not what it says is refused, and nothing written."""
+    import json
+
+    notes, pixel = files(tmp_path)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "With files")
+    store.add_message(
+        conversation.id,
+        "user",
+        "Look",
+        attachments=[read_attachment(notes), read_attachment(pixel)],
+    )
+    exported = tmp_path / "export.json"
+    assert run_cli("export", str(exported)).returncode == 0
+    message = json.loads(exported.read_text())["conversations"][0]["messages"][0]
+    assert [a["name"] for a in message["attachments"]] == ["notes.md", "pixel.png"]
+    assert base64.b64decode(message["attachments"][1]["data"]) == PNG
+
+    markdown = run_cli("export", "--markdown").stdout
+    assert "Look\n\n*Attached: notes.md · 15 B, pixel.png · 70 B*" in markdown
+
+    elsewhere = {"BYOK_TUI_HOME": str(tmp_path / "elsewhere")}
+    assert run_cli("import", str(exported), env=elsewhere).returncode == 0
+    lying = json.loads(exported.read_text())
+    lying["conversations"][0]["uuid"] = "another"
+    lying["conversations"][0]["messages"][0]["uuid"] = "another-message"
+    lying["conversations"][0]["messages"][0]["attachments"][1]["data"] = base64.b64encode(
+        b"MZ\x90\x00 not a png"
+    ).decode()
+    (tmp_path / "lying.json").write_text(json.dumps(lying))
+    refused = run_cli("import", str(tmp_path / "lying.json"), env=elsewhere)
+    assert refused.returncode != 0 and "an image attachment is not what it says" in refused.stderr
+
+
+def test_an_imported_export_keeps_the_files_with_their_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    _notes, pixel = files(tmp_path)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "With files")
+    store.add_message(conversation.id, "user", "Look", attachments=[read_attachment(pixel)])
+    exported = tmp_path / "export.json"
+    assert run_cli("export", str(exported)).returncode == 0
+    monkeypatch.setenv("BYOK_TUI_HOME", str(tmp_path / "elsewhere"))
+    assert run_cli("import", str(exported)).returncode == 0
+    there = open_store(open_services())
+    [imported] = [c for b in there.bots() for c in there.conversations(b.id)]
+    [question] = there.messages(imported.id)
+    [kept] = there.attachments_in(imported.id)[question.id]
+    assert (kept.name, kept.media_type, kept.data) == ("pixel.png", "image/png", PNG)
+    assert json.loads(exported.read_text())["format"] == "byok-tui-export"
