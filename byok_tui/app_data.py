@@ -21,7 +21,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -40,6 +40,7 @@ from byok_tui.registry import get_provider
 from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
+    from byok_tui.attachments import Attachment
     from byok_tui.conversation import ReplyStarted
     from byok_tui.key_failover import KeyFailedOver
     from byok_tui.key_report import KeyRow
@@ -410,6 +411,7 @@ class AppData:
         fallback: bool = False,
         edit_of: int | None = None,
         regenerate: int | None = None,
+        attachments: Sequence[Attachment] = (),
     ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
         bot read by `bot()`, which waited for the writes before it. `config` and `fallback`:
@@ -425,7 +427,14 @@ class AppData:
             fallback=fallback,
             edit_of=edit_of,
             regenerate=regenerate,
+            attachments=attachments,
         )
+
+    def read_attachment(self, path: Path) -> Attachment:
+        """A file to attach, read and checked (in a worker thread: a file may be large)."""
+        from byok_tui.attachments import read_attachment
+
+        return read_attachment(path)
 
     def continue_reply(
         self,

@@ -37,6 +37,10 @@ class AttachmentError(ByokError):
     """A file that cannot be attached, and why: nothing was sent."""
 
 
+class NoSuchFile(AttachmentError):
+    """Nothing at the path (pasted text that only looked like a path, say)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Attachment:
     name: str  # the file's name, one line
@@ -85,6 +89,10 @@ def read_attachment(path: Path) -> Attachment:
         if size > max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES):  # refused before it is read
             raise _too_large(name, size, MAX_IMAGE_BYTES)
         data = path.read_bytes()
+    except FileNotFoundError as error:
+        raise NoSuchFile(
+            f"Cannot read {path}: {error.strerror}", remedy="Check the path."
+        ) from None
     except OSError as error:
         raise AttachmentError(
             f"Cannot read {path}: {error.strerror}",
@@ -149,3 +157,24 @@ def with_text_files(content: str, attachments: list[Attachment]) -> str:
     """A message's text with its text files after it, each as a fenced block."""
     blocks = [fenced(a) for a in attachments if not a.is_image]
     return "\n\n".join([content, *blocks]) if blocks else content
+
+
+def pasted_path(text: str) -> Path | None:
+    """The file a paste names, if it is one path and nothing else: how terminals hand over a
+    file dropped on them (`/a/b.png`, `'/a/my file.png'`, `/a/my\\ file.png`,
+    `file:///a/b.png`). None when it reads as text to type (it may still name no file)."""
+    from urllib.parse import unquote, urlsplit
+
+    text = text.strip()
+    if not text or "\n" in text:
+        return None
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    elif text.startswith("file://"):
+        text = unquote(urlsplit(text).path)
+    elif " " in text.replace("\\ ", ""):
+        return None  # words with spaces between them: text, not a path
+    text = text.replace("\\ ", " ")
+    if not text.startswith(("/", "~/")):
+        return None
+    return Path(text)

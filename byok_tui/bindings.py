@@ -102,6 +102,17 @@ CHAT_KEYS = (
         show=False,  # the sidebar's Search button says it; the footer keeps Quit at 80 columns
         priority=True,
     ),
+    # ctrl+a is the message box's Home key too: the priority binding takes it for attaching.
+    Key(
+        "ctrl+a",
+        "attach_file",
+        "Attach",
+        "chat.attach",
+        "Attach a file to the next message: a text file, or an image for a model that takes "
+        "them (a path pasted or dropped into the message box does the same)",
+        show=False,
+        priority=True,
+    ),
     Key(
         "ctrl+g",
         "regenerate",

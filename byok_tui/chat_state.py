@@ -105,6 +105,8 @@ class ChatState:
     lost_provider: str | None = None  # the bot's provider, not defined any more: it moved
     # Message id → (its place, how many) for messages with alternatives (edits, regenerations).
     alternatives: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Message id → the files it carries, named (`notes.md · 2 KB`), for those that have some.
+    attached: dict[int, list[str]] = field(default_factory=dict)
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -235,6 +237,7 @@ def read_state(
         conversation=conversation,
         messages=store.messages(conversation.id) if conversation else [],
         alternatives=store.alternatives(conversation.id) if conversation else {},
+        attached=store.attachment_labels(conversation.id) if conversation else {},
         models=model_choices(context, bot.config.provider),
         global_key=global_key,
         bot_key=store.bot_key(bot.id) or "",

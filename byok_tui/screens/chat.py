@@ -15,6 +15,7 @@ import importlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
@@ -234,7 +235,9 @@ class ChatScreen(Screen[None]):
             self.notify("A message that was not sent before byok-tui closed is back below.")
         self._remember_opened()
         messages = state.messages if message.transcript else None
-        self._column.opened(state.bot.id, state.conversation, messages, state.alternatives)
+        self._column.opened(
+            state.bot.id, state.conversation, messages, state.alternatives, state.attached
+        )
         if messages is not None and self._reveal is not None:
             self.run_worker(self._show_found(self._reveal), group="reveal")
             self._reveal = None
@@ -681,6 +684,14 @@ class ChatScreen(Screen[None]):
             self.post_message(RegenerateWanted(replies[-1].message_id or 0))
         else:
             self.notify("No reply to answer again yet.")
+
+    def action_attach_file(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path and path.strip():
+                self._column.attach(Path(path.strip()))
+            self.query_one(Composer).focus()
+
+        self.app.push_screen(TextDialog("Attach a file (its path)", ""), chosen)
 
     def action_export_markdown(self) -> None:
         if self.state is None or self.state.conversation is None:

@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -30,6 +31,7 @@ from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
+from byok_tui.attachments import Attachment, AttachmentError, NoSuchFile
 from byok_tui.conversation import ReplyStarted, title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.fallbacks import (
@@ -55,6 +57,8 @@ from byok_tui.records import Message as StoredMessage
 from byok_tui.redaction import secrets_in
 from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import (
+    AttachmentRead,
+    AttachmentRefused,
     DraftEstimated,
     KeyNotice,
     ReplyBilled,
@@ -65,6 +69,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.activity_line import ActivityLine
+from byok_tui.widgets.attachment_chips import AttachmentChips
 from byok_tui.widgets.composer import COMPOSER_TITLE, Composer
 from byok_tui.widgets.reply_stream import ReplyStream
 from byok_tui.widgets.transcript import Transcript, reply_meta
@@ -121,6 +126,7 @@ class ChatColumn(Vertical):
         self._conversation: Conversation | None = None  # None: the next message starts one
         self._stream = ReplyStream(self)  # the reply in progress (or the last one)
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
+        self._echoed_files: list[Attachment] = []  # and the files it carries
         self._send: Worker[None] | None = None
         self._activity_started = 0.0
         self._wait_until = 0.0
@@ -139,12 +145,14 @@ class ChatColumn(Vertical):
         self._branched = False  # the send in progress made a new branch
         self._editing: int | None = None  # the stored message the composer holds, to edit
         self._draft_before_edit = ""
+        self._outgoing: list[Attachment] = []  # the files the message being sent carries
         self._estimate_line = ""  # what sending the composer's text would cost
         self._estimate_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         yield ActivityLine(id="activity")
+        yield AttachmentChips()
         yield Composer()
 
     def on_mount(self) -> None:
@@ -162,12 +170,14 @@ class ChatColumn(Vertical):
         conversation: Conversation | None,
         messages: list[StoredMessage] | None,
         alternatives: dict[int, tuple[int, int]] | None = None,
+        attached: dict[int, list[str]] | None = None,
     ) -> None:
         """What is open now; `messages` when the transcript is to show them (`alternatives`:
-        message id → place and count, for those that have some)."""
+        message id → place and count, for those that have some; `attached`: the files of
+        those that have some, named)."""
         self._bot_id, self._conversation = bot_id, conversation
         if messages is not None:
-            self.query_one(Transcript).show_messages(messages, alternatives)
+            self.query_one(Transcript).show_messages(messages, alternatives, attached)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
 
@@ -251,6 +261,34 @@ class ChatColumn(Vertical):
         self._editing = None
         self.query_one(Composer).border_title = COMPOSER_TITLE
 
+    # Attaching files ----------------------------------------------------------------------
+
+    def attach(self, path: Path, pasted: str | None = None) -> None:
+        """Read and check a file, in a thread; it becomes a chip above the composer.
+        `pasted`: the text it came from, typed after all if it names no file."""
+        self._read_attachment(path, pasted)
+
+    @work(thread=True, group="attach", exit_on_error=False)
+    def _read_attachment(self, path: Path, pasted: str | None) -> None:
+        try:
+            self.post_message(AttachmentRead(self.data.read_attachment(path)))
+        except ByokError as error:
+            self.post_message(AttachmentRefused(error, pasted))
+
+    def on_composer_path_pasted(self, message: Composer.PathPasted) -> None:
+        message.stop()
+        self.attach(message.path, message.text)
+
+    def on_attachment_read(self, message: AttachmentRead) -> None:
+        self.query_one(AttachmentChips).add(message.attachment)
+
+    def on_attachment_refused(self, message: AttachmentRefused) -> None:
+        if message.pasted is not None:
+            self.query_one(Composer).insert(message.pasted)  # typed after all: nothing lost
+            if isinstance(message.error, NoSuchFile):
+                return  # text that only looked like a path
+        self.notify(f"Not attached: {message.error.one_line()}", severity="error", timeout=8)
+
     # Sending ------------------------------------------------------------------------------
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
@@ -265,6 +303,7 @@ class ChatColumn(Vertical):
         edit_of, text = self._editing, message.text
         if edit_of is not None:
             self._end_edit()
+        self._outgoing = self.query_one(AttachmentChips).take()
         found = secrets_in(message.text)
         if not found:
             self._send_new(text, edit_of)
@@ -275,6 +314,8 @@ class ChatColumn(Vertical):
                 self._send_new(text, edit_of)
             else:
                 self.query_one(Composer).text = text  # held, not lost
+                self.query_one(AttachmentChips).give_back(self._outgoing)
+                self._outgoing = []
 
         question = (
             f"Your message contains {' and '.join(found)}. It would be sent to the model's "
@@ -291,7 +332,7 @@ class ChatColumn(Vertical):
     def _send_new(self, text: str, edit_of: int | None = None) -> None:
         # The message is drawn once its request is on the wire, or after ECHO_GRACE if that
         # takes longer: a frame drawn first would hold the request back by its length.
-        self._unechoed = text
+        self._unechoed, self._echoed_files = text, self._outgoing
         self.set_timer(ECHO_GRACE, self._echo)
         if not self._ready.is_set():
             # Its conversation is still being read: keep the message now, store it there
@@ -310,7 +351,7 @@ class ChatColumn(Vertical):
         # Not while a conversation is being opened: showing it would wipe the message.
         if self._unechoed is not None and self._ready.is_set():
             text, self._unechoed = self._unechoed, None
-            self.query_one(Transcript).add_user(text)
+            self.query_one(Transcript).add_user(text, [a.label for a in self._echoed_files])
 
     def _start_send(
         self, text: str | None, *, over_budget: bool = False, fallback: str | None = None
@@ -328,6 +369,7 @@ class ChatColumn(Vertical):
     ) -> None:
         data = self.data
         branch, self._branch = self._branch, Branch()
+        files, self._outgoing = (self._outgoing, []) if text is not None else ([], self._outgoing)
         replaced = branch.replaced
         if replaced is not None:  # what followed it makes way (it is kept, as a branch)
             await self.query_one(Transcript).cut_from(replaced)
@@ -392,6 +434,7 @@ class ChatColumn(Vertical):
                     fallback=fallback is not None,
                     edit_of=branch.edit_of,
                     regenerate=branch.regenerate,
+                    attachments=files,
                 )
             self._branched = self._branched or replaced is not None
             # Closed however this ends, even cancelled while the screen (not the stream) is
@@ -434,8 +477,9 @@ class ChatColumn(Vertical):
                             await stream.first_words_drawn(FIRST_WORDS_WAIT)
                             slice_started = time.perf_counter()
         except ByokError as error:
-            if error.kind is ErrorKind.STORAGE:  # the message may not be stored: give it back
-                self.post_message(ReplyFailed(error, unsent=text))
+            if error.kind is ErrorKind.STORAGE or isinstance(error, AttachmentError):
+                # The message may not be stored (a file refused: it is not): give it back.
+                self.post_message(ReplyFailed(error, unsent=text, files=files))
             else:
                 if self._unsent_kept:
                     self._forget_unsent()  # stored before the error (e.g. no API key)
@@ -507,6 +551,8 @@ class ChatColumn(Vertical):
         composer = self.query_one(Composer)
         if message.unsent and not composer.text:
             composer.text = message.unsent  # it could not be saved: keep it where it was typed
+        if message.files:
+            self.query_one(AttachmentChips).give_back(message.files)
         self._stream.flush(final=True)  # what arrived before the error is shown
         reply = self._stream.view
         if reply is not None and not (reply.content or reply.reasoning):

@@ -3,10 +3,11 @@ service calls, and what a reply brings as it streams."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textual.message import Message
 
+from byok_tui.attachments import Attachment
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
 from byok_tui.records import Spend
@@ -96,6 +97,7 @@ class ReplyOpened(Message, bubble=False):
 class ReplyFailed(Message, bubble=False):
     error: ByokError
     unsent: str | None = None  # the user's text, when even saving it failed
+    files: list[Attachment] = field(default_factory=list)  # and its files, then
     continue_of: int | None = None  # a continuation of this reply failed: it keeps its text
     # Set when a fallback may be asked instead: the failure in a few words (`openai:
     # rate-limited`) and the bot's next fallback.
@@ -115,3 +117,18 @@ class KeyNotice(Message, bubble=False):
     """Failover sent the message with another key, or passed one over: what happened."""
 
     text: str
+
+
+@dataclass
+class AttachmentRead(Message, bubble=False):
+    """A file to attach was read and checked."""
+
+    attachment: Attachment
+
+
+@dataclass
+class AttachmentRefused(Message, bubble=False):
+    """A file could not be attached; `pasted`: the text it came from, typed after all."""
+
+    error: ByokError
+    pasted: str | None = None

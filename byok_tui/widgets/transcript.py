@@ -7,6 +7,7 @@ Markdown renderable (which has no markup).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -75,8 +76,13 @@ class UserMessage(Static, can_focus=True):
 
     BINDINGS = textual_bindings(USER_MESSAGE_KEYS)
 
-    def __init__(self, content: str, message_id: int | None = None) -> None:
-        super().__init__(Text(strip_terminal_controls(content)), markup=False)
+    def __init__(
+        self, content: str, message_id: int | None = None, attached: Sequence[str] = ()
+    ) -> None:
+        shown = Text(strip_terminal_controls(content))
+        for label in attached:  # the files sent with it, by name
+            shown.append(f"\n📎 {strip_terminal_controls(label)}", style="italic")
+        super().__init__(shown, markup=False)
         self.message_text = content
         self.message_id = message_id  # None: not stored yet (just sent)
 
@@ -336,13 +342,17 @@ class Transcript(VerticalScroll):
         self._following = True  # the reader is at the bottom: new text stays in view
         self._empty_hint = EMPTY_HINT
         self._last_id: int | None = None  # the last stored message shown
+        self._attached: dict[int, list[str]] = {}  # the files of messages that have some
 
     def show_messages(
         self,
         messages: list[StoredMessage],
         alternatives: dict[int, tuple[int, int]] | None = None,
+        attached: dict[int, list[str]] | None = None,
     ) -> None:
-        """`alternatives`: message id → (place, count) for those that have some."""
+        """`alternatives`: message id → (place, count) for those that have some; `attached`:
+        message id → the files it carries, named."""
+        self._attached = attached or {}
         self.remove_children()
         self._by_id, self._earlier = {}, None
         self._alternatives = alternatives or {}
@@ -412,7 +422,8 @@ class Transcript(VerticalScroll):
         widgets: list[Widget] = []
         for message in messages:
             if message.role == "user":
-                widgets.append(UserMessage(message.content, message.id))
+                attached = self._attached.get(message.id, ())
+                widgets.append(UserMessage(message.content, message.id, attached))
                 self._by_id[message.id] = widgets[-1]
                 widgets += self._alternatives_of(message.id, reply=False)
                 continue
@@ -457,10 +468,10 @@ class Transcript(VerticalScroll):
         await self.remove_children(children[children.index(first) :])
         self._by_id = {i: w for i, w in self._by_id.items() if w.parent is self}
 
-    def add_user(self, content: str) -> None:
+    def add_user(self, content: str, attached: Sequence[str] = ()) -> None:
         self.query(".empty").remove()
         self._offer_no_continue()
-        self.mount(UserMessage(content))
+        self.mount(UserMessage(content, attached=attached))
         self.scroll_end(animate=False)
 
     def _offer_no_continue(self) -> None:
