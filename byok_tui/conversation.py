@@ -324,6 +324,8 @@ class ConversationService:
     ) -> _Ready:
         store, config = self._store, ask.config
         text, attachments = said
+        if branch[0] is not None and not attachments:  # an edit keeps the files it had
+            attachments = tuple(store.attachments_in(conversation.id).get(branch[0], []))
         if attachments:  # refused before anything is stored
             check_together(list(attachments))
             check_images(_provider(config), config.model, attachments)

@@ -12,8 +12,9 @@ import pytest
 
 from byok_tui.attachments import read_attachment
 from byok_tui.conversation import ConversationService
-from byok_tui.records import BotConfig
-from byok_tui.services import open_services, open_store
+from byok_tui.records import Bot, BotConfig, Conversation
+from byok_tui.services import Services, open_services, open_store
+from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.provider_client import client_for
 from tests.support.provider_server import ProviderServer, openai_reply
@@ -22,6 +23,13 @@ PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 )
 KEY = "sk-proj-" + "A" * 60
+
+
+def an_openai_conversation() -> tuple[Services, Store, Bot, Conversation]:
+    services = open_services()
+    store = open_store(services)
+    bot = store.create_bot(BotConfig("Files", "openai", "gpt-5.5"))
+    return services, store, bot, store.create_conversation(bot.id, "files")
 
 
 def files(tmp_path: Path) -> tuple[Path, Path]:
@@ -88,10 +96,7 @@ async def test_files_are_sent_again_with_the_history_and_named_to_a_model_withou
     server: ProviderServer, tmp_path: Path
 ) -> None:
     notes, pixel = files(tmp_path)
-    services = open_services()
-    store = open_store(services)
-    bot = store.create_bot(BotConfig("Eyes", "openai", "gpt-5.5"))
-    conversation = store.create_conversation(bot.id, "files")
+    services, store, bot, conversation = an_openai_conversation()
     attached = [read_attachment(notes), read_attachment(pixel)]
     server.reply_with(openai_reply("Seen."), openai_reply("Still seen."))
     async with client_for("openai", server, services.keys) as client:
@@ -170,3 +175,23 @@ def test_an_imported_export_keeps_the_files_with_their_message(
     [kept] = there.attachments_in(imported.id)[question.id]
     assert (kept.name, kept.media_type, kept.data) == ("pixel.png", "image/png", PNG)
     assert json.loads(exported.read_text())["format"] == "byok-tui-export"
+
+
+async def test_an_edited_message_keeps_the_files_it_had(
+    server: ProviderServer, tmp_path: Path
+) -> None:
+    notes, _pixel = files(tmp_path)
+    services, store, bot, conversation = an_openai_conversation()
+    server.reply_with(openai_reply("One."), openai_reply("Two."))
+    async with client_for("openai", server, services.keys) as client:
+        service = ConversationService(store, client)
+        async for _ in service.send(
+            bot, conversation, "Read", attachments=[read_attachment(notes)]
+        ):
+            pass
+        first = store.messages(conversation.id)[0]
+        async for _ in service.send(bot, conversation, "Read it again", edit_of=first.id):
+            pass
+    assert server.requests[1].json["messages"] == [
+        {"role": "user", "content": "Read it again\n\nnotes.md:\n\n```md\n# Notes\n\n- one\n```"}
+    ]
