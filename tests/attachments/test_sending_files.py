@@ -12,6 +12,7 @@ import pytest
 
 from byok_tui.attachments import read_attachment
 from byok_tui.conversation import ConversationService
+from byok_tui.paths import app_paths
 from byok_tui.records import Bot, BotConfig, Conversation
 from byok_tui.services import Services, open_services, open_store
 from byok_tui.storage.store import Store
@@ -195,3 +196,28 @@ async def test_an_edited_message_keeps_the_files_it_had(
     assert server.requests[1].json["messages"] == [
         {"role": "user", "content": "Read it again\n\nnotes.md:\n\n```md\n# Notes\n\n- one\n```"}
     ]
+
+
+async def test_a_key_of_yours_in_a_text_file_is_neither_stored_nor_sent(
+    server: ProviderServer, tmp_path: Path
+) -> None:
+    from byok_tui.keys import entry_name
+
+    services, store, bot, conversation = an_openai_conversation()
+    services.keys.set(entry_name("openai"), KEY)
+    store.bot_key(bot.id)
+    from byok_tui.redaction import remember_secret
+
+    remember_secret(KEY)  # as the app does for every stored key
+    env_file = tmp_path / "settings.env"
+    env_file.write_text(f"OPENAI_API_KEY={KEY}\nDEBUG=1\n")
+    server.reply_with(openai_reply("Looks fine."))
+    async with client_for("openai", server, services.keys, key=KEY) as client:
+        service = ConversationService(store, client)
+        attached = [read_attachment(env_file)]
+        async for _ in service.send(bot, conversation, "Check my config", attachments=attached):
+            pass
+    assert KEY not in server.requests[0].body.decode()
+    assert "OPENAI_API_KEY=[REDACTED]" in server.requests[0].json["messages"][0]["content"]
+    for written in app_paths().data_dir.glob("byok-tui.sqlite3*"):  # the WAL too
+        assert KEY.encode() not in written.read_bytes(), written.name
