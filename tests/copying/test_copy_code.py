@@ -125,5 +125,6 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
         row = app.screen.query_one(ReplyMeta)
         # Once what it cost is on the meta line (which can move the targets down a line).
         await wait_for(pilot, lambda: " out" in row.meta)
+        await pilot.pause()  # laid out again with it, before the click is aimed
         await pilot.click(row, offset=label_at(row, 0))
         await copied(pilot, app, "make test\n")
