@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from textual.geometry import Offset
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
@@ -43,6 +44,16 @@ def targets(app: ByokApp) -> list[str]:
     return [
         str(meta.render()).partition("\n")[2] for meta in app.screen.query(ReplyMeta) if meta.blocks
     ]
+
+
+async def laid_out(pilot: Pilot[None], widget: Widget) -> None:
+    """Wait until `widget` stays where it is from one frame to the next."""
+    for _frame in range(50):
+        where = (widget.region, widget.size)
+        await pilot.pause()
+        if (widget.region, widget.size) == where:
+            return
+    raise AssertionError(f"{widget} never settled")
 
 
 async def copied(pilot: Pilot[None], app: ByokApp, text: str) -> None:
@@ -125,6 +136,6 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
         row = app.screen.query_one(ReplyMeta)
         # Once what it cost is on the meta line (which can move the targets down a line).
         await wait_for(pilot, lambda: " out" in row.meta)
-        await pilot.pause()  # laid out again with it, before the click is aimed
+        await laid_out(pilot, row)  # the longer line moves the targets: aim once it is still
         await pilot.click(row, offset=label_at(row, 0))
         await copied(pilot, app, "make test\n")
