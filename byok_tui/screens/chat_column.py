@@ -551,6 +551,8 @@ class ChatColumn(Vertical):
         composer = self.query_one(Composer)
         if message.unsent and not composer.text:
             composer.text = message.unsent  # it could not be saved: keep it where it was typed
+        if message.unsent:
+            await self.query_one(Transcript).take_back_unsent()  # drawn as sent, and it was not
         if message.files:
             self.query_one(AttachmentChips).give_back(message.files)
         self._stream.flush(final=True)  # what arrived before the error is shown

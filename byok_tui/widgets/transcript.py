@@ -474,6 +474,12 @@ class Transcript(VerticalScroll):
         self.mount(UserMessage(content, attached=attached))
         self.scroll_end(animate=False)
 
+    async def take_back_unsent(self) -> None:
+        """The message just drawn was not stored (it is back in the composer): it goes."""
+        sent = self.query(UserMessage)
+        if sent and sent.last().message_id is None:
+            await sent.last().remove()
+
     def _offer_no_continue(self) -> None:
         """A new message follows: no reply before it can be continued any more."""
         for view in self.query(ReplyView):

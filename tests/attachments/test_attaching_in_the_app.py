@@ -113,4 +113,6 @@ async def test_an_image_for_a_model_without_images_comes_back_with_the_message(
         assert "takes no images" in error_texts(app)[0]
         assert composer.text == "What is it?"
         assert chips(app) == ["📎 pixel.png · 70 B ✕"]
+        # Not stored: not drawn as if it had been sent (it is back in the message box).
+        assert shown_messages(app) == []
         assert fake.requests == []
