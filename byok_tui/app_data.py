@@ -292,8 +292,8 @@ class AppData:
     def estimate(self, bot_id: int, conversation_id: int | None, draft: str) -> str:
         """The estimated input tokens and cost of sending `draft` now, in words (a local
         estimate: no request)."""
-        from byok_tui.conversation import history_for
         from byok_tui.estimate import estimate
+        from byok_tui.history import history_for
 
         self._settled()
         db = self._context.db

@@ -369,7 +369,7 @@ async def _continue_stream(
 def _attachments(paths: list[Path], provider: Provider, model: str) -> list[Attachment]:
     """The files given with --attach, read and checked before anything is stored or sent."""
     from byok_tui.attachments import check_together, read_attachment
-    from byok_tui.conversation import check_images
+    from byok_tui.history import check_images
 
     attachments = [read_attachment(path) for path in paths]
     check_together(attachments)

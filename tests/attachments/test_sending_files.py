@@ -111,7 +111,7 @@ async def test_files_are_sent_again_with_the_history_and_named_to_a_model_withou
     assert latest == {"role": "user", "content": "And now?"}
 
     # Asked of a model that takes no images: the image is named, never dropped unsaid.
-    from byok_tui.conversation import history_for
+    from byok_tui.history import history_for
 
     messages = store.messages(conversation.id)
     history = history_for(messages, store.attachments_in(conversation.id), images=False)
