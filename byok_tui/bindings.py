@@ -184,7 +184,22 @@ COMPOSER_KEYS = (
 )
 
 # On a message of the transcript, once focused (click it, or tab to it).
-_PREVIOUS, _NEXT = "Show the alternative before this one (‹)", "Show the alternative after (›)"
+
+
+def _alternative_keys(scope: str) -> tuple[Key, Key]:
+    """← and → on a focused message or reply: the alternative before and after it."""
+    return (
+        Key(
+            "left",
+            "alternative(-1)",
+            "‹",
+            f"{scope}.previous",
+            "Show the alternative before this one (‹)",
+        ),
+        Key("right", "alternative(1)", "›", f"{scope}.next", "Show the alternative after (›)"),
+    )
+
+
 USER_MESSAGE_KEYS = (
     Key(
         "e",
@@ -193,8 +208,7 @@ USER_MESSAGE_KEYS = (
         "message.edit",
         "Edit this message and send it again; what followed it is kept as an alternative",
     ),
-    Key("left", "alternative(-1)", "‹", "message.previous", _PREVIOUS),
-    Key("right", "alternative(1)", "›", "message.next", _NEXT),
+    *_alternative_keys("message"),
 )
 REPLY_KEYS = (
     Key(
@@ -219,8 +233,7 @@ REPLY_KEYS = (
         "Continue this reply where it stopped (one cut short: stopped, cut off, or at the "
         "length limit)",
     ),
-    Key("left", "alternative(-1)", "‹", "reply.previous", _PREVIOUS),
-    Key("right", "alternative(1)", "›", "reply.next", _NEXT),
+    *_alternative_keys("reply"),
 )
 
 # In the sidebar's lists (bots, conversations).
