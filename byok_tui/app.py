@@ -30,7 +30,7 @@ from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeySnapshot, read_keys
-from byok_tui.paths import app_paths, ensure_private_dir
+from byok_tui.paths import app_paths, ensure_private_dir, write_private
 from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
@@ -228,7 +228,6 @@ class ByokApp(App[None]):
     @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:
         """Export All Data: bots, conversations, settings, budgets and the request log; no key."""
-        import os
         import time
 
         from byok_tui.custom_providers import provider_tables
@@ -243,9 +242,7 @@ class ByokApp(App[None]):
             data = export_all(store, known_keys(services), provider_tables(services.config))
             ensure_private_dir(folder)
             path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
+            write_private(path, data, new=True)
         except (ByokError, OSError) as error:
             self.call_from_thread(self.notify, f"Export failed: {error}", severity="error")
             return

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -454,25 +453,19 @@ class AppData:
         """Write the conversation (the branch on screen) as Markdown to the data folder's
         `exports/`, readable by the user alone, with no key; where it went."""
         from byok_tui.markdown_export import export_markdown
-        from byok_tui.paths import ensure_private_dir
-        from byok_tui.redaction import remember_secret
-        from byok_tui.services import known_keys
+        from byok_tui.paths import ensure_private_dir, write_private
+        from byok_tui.services import remember_every_key
 
         self._settled()
         services, db = self._context.services, self._context.db
-        for key in known_keys(services):
-            remember_secret(key)
-        for bot in db.bots():
-            db.bot_key(bot.id)  # registers the per-bot key, so a copy in a message is caught
+        remember_every_key(services, db)  # a copy of any key in a message is redacted too
         text = export_markdown(db, conversation_id)
         folder = services.paths.data_dir / "exports"
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = folder / f"byok-tui-conversation-{conversation_id}-{stamp}.md"
         try:
             ensure_private_dir(folder)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                file.write(text)
+            write_private(path, text.encode("utf-8"), new=True)
         except OSError as error:
             raise ByokError(f"Could not write {path}: {error.strerror}") from None
         return path

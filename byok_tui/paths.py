@@ -83,3 +83,11 @@ def ensure_private_dir(path: Path) -> bool:
         path.chmod(0o700)
         return True
     return False
+
+
+def write_private(path: Path, data: bytes, *, new: bool = False) -> None:
+    """Write `data` to `path`, readable by the user alone (0600 from its first byte). `new`:
+    never replace a file already there. Raises OSError."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if new else os.O_TRUNC)
+    with os.fdopen(os.open(path, flags, 0o600), "wb") as file:
+        file.write(data)

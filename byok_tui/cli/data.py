@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -171,15 +170,12 @@ def _export(args: argparse.Namespace) -> int:
 
 def _export_markdown(services: Services, store: Store, args: argparse.Namespace) -> int:
     from byok_tui.markdown_export import export_markdown
-    from byok_tui.redaction import remember_secret
+    from byok_tui.services import remember_every_key
 
     if args.conversation is None and not any(store.conversations(b.id) for b in store.bots()):
         print("byok-tui: there is no conversation to export yet", file=sys.stderr)
         return 1
-    for key in known_keys(services):
-        remember_secret(key)  # a key of yours is redacted even where its shape is unknown
-    for bot in store.bots():
-        store.bot_key(bot.id)  # registers the per-bot key, so a copy in a message is caught
+    remember_every_key(services, store)  # a key of yours is redacted whatever its shape
     text = export_markdown(store, args.conversation)
     if args.file is None:
         sys.stdout.write(text)
@@ -191,10 +187,10 @@ def _export_markdown(services: Services, store: Store, args: argparse.Namespace)
 
 def _write_private(path: Path, data: bytes) -> None:
     """Write `data` to `path`, readable by the user alone."""
+    from byok_tui.paths import write_private
+
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
+        write_private(path, data)
     except OSError as error:
         raise ByokError(f"cannot write {path}: {error.strerror}") from None
 
