@@ -40,12 +40,11 @@ from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
-    from byok_tui.conversation import ReplyStarted
-    from byok_tui.key_failover import KeyFailedOver
+    from byok_tui.conversation import ReplyEvent
     from byok_tui.key_report import KeyRow
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.balance import Balance
-    from byok_tui.providers.types import ListedModel, StreamEvent
+    from byok_tui.providers.types import ChatMessage, ListedModel
     from byok_tui.records import (
         Bot,
         BotConfig,
@@ -56,7 +55,6 @@ if TYPE_CHECKING:
         Spend,
     )
     from byok_tui.registry import KeyUse, Provider
-    from byok_tui.reply_recorder import ReplyPriced
     from byok_tui.services import AppContext
     from byok_tui.usage_report import UsageOverview
 
@@ -290,14 +288,19 @@ class AppData:
 
     def estimate(self, bot_id: int, conversation_id: int | None, draft: str) -> str:
         """The estimated input tokens and cost of sending `draft` now, in words (a local
-        estimate: no request)."""
+        estimate: no request): the history counted is what would be sent, the newest
+        messages that fit the model's context."""
+        from byok_tui.context_window import read_history
         from byok_tui.estimate import estimate
-        from byok_tui.history import history_for
 
         self._settled()
-        db = self._context.db
+        db, models = self._context.db, self._context.models
         config = db.bot(bot_id).config
-        history = history_for(db.messages(conversation_id)) if conversation_id else ()
+        history: tuple[ChatMessage, ...] = ()
+        if conversation_id:
+            provider = get_provider(config.provider)
+            found = read_history(db, conversation_id, provider, config, models.context_of)
+            history = found.turns
         texts = [config.system_prompt, *(message.content for message in history), draft]
         return estimate(config.provider, config.model, texts).line()
 
@@ -411,7 +414,7 @@ class AppData:
         edit_of: int | None = None,
         regenerate: int | None = None,
         attachments: Sequence[Attachment] = (),
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
+    ) -> AsyncGenerator[ReplyEvent, None]:
         """Store `text` and stream the reply (see ConversationService.send). Call it with a
         bot read by `bot()`, which waited for the writes before it. `config` and `fallback`:
         one of the bot's fallbacks asked instead of its own provider; `edit_of`,
@@ -443,7 +446,7 @@ class AppData:
         *,
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
-    ) -> AsyncGenerator[ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver, None]:
+    ) -> AsyncGenerator[ReplyEvent, None]:
         """Continue a reply cut short where it stopped (ConversationService.continue_reply)."""
         return self._context.conversations.continue_reply(
             bot, conversation, reply_id, on_sent=on_sent, over_budget=over_budget

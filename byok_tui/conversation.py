@@ -12,13 +12,15 @@ import asyncio
 import contextlib
 import functools
 import logging
+import sqlite3
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from byok_tui.attachments import Attachment, check_together
 from byok_tui.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
+from byok_tui.context_window import ListedContext, read_history
 from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.history import check_images, continuable, history_for, turn
+from byok_tui.history import ContextRoom, HistoryTrimmed, check_images, continuable
 from byok_tui.key_failover import (
     KeyFailedOver,
     KeyOrder,
@@ -44,7 +46,7 @@ from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatu
 from byok_tui.redaction import redact_keys
 from byok_tui.registry import Provider, UnknownProviderError, get_provider
 from byok_tui.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
-from byok_tui.storage.store import Store
+from byok_tui.storage.store import NotFoundError, Store
 
 FLUSH_SECONDS = 1.0
 TITLE_LENGTH = 60
@@ -109,7 +111,7 @@ class LengthLimitReached(ByokError):
         )
 
 
-ReplyEvent = ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver
+ReplyEvent = ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver | HistoryTrimmed
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,7 @@ class _Ready:
     order: KeyOrder | None
     recorder: ReplyRecorder
     reply: Message
+    left_out: ContextRoom | None  # older messages did not fit the model's context
 
 
 def _provider(config: BotConfig) -> Provider:
@@ -157,9 +160,13 @@ def _request(
 
 
 class ConversationService:
-    def __init__(self, store: Store, client: ProviderClient) -> None:
+    def __init__(
+        self, store: Store, client: ProviderClient, listed: ListedContext | None = None
+    ) -> None:
+        """`listed`: the context window a provider's model list stated for a model."""
         self._store = store
         self._client = client
+        self._listed: ListedContext = listed or (lambda provider, model: None)
 
     def send(
         self,
@@ -236,17 +243,9 @@ class ConversationService:
         branch: tuple[int | None, int | None],
     ) -> _Ready:
         store, config = self._store, ask.config
-        text, attachments = said
-        if branch[0] is not None and not attachments:  # an edit keeps the files it had
-            attachments = tuple(store.attachments_in(conversation.id).get(branch[0], []))
-        if attachments:  # refused before anything is stored
-            check_together(list(attachments))
-            check_images(_provider(config), config.model, attachments)
-        replaced = branch[0] if branch[0] is not None else branch[1]
-        if replaced is not None:  # the new one follows what the replaced one followed
-            store.branch_from(conversation.id, store.message(replaced).parent_id)
-        if text is not None:  # kept first, whatever follows
-            store.add_message(conversation.id, "user", text, attachments=attachments)
+        # The database is read and written in a worker thread: a conversation of any length
+        # never holds up the screen.
+        await asyncio.to_thread(self._store_said, conversation.id, config, said, branch)
         provider = _provider(config)
 
         def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
@@ -265,8 +264,9 @@ class ConversationService:
             key = await self._key_to_send(provider, ask)
         except PRE_SEND_ERRORS as error:
             # Nothing can be sent: say why, under the message (which is kept).
-            failed = new_reply("error")
-            store.save_reply(
+            failed = await asyncio.to_thread(new_reply, "error")
+            await asyncio.to_thread(
+                store.save_reply,
                 failed.id,
                 content="",
                 reasoning="",
@@ -275,46 +275,80 @@ class ConversationService:
                 error_message=error.one_line(),
             )
             raise
-        messages = store.messages(conversation.id)
-        key, order = await self._keys_for(provider, key, messages)
-        reply = new_reply("partial", key.source_text)
-        attached = store.attachments_in(conversation.id)
-        takes_images = provider.model(config.model).takes_images is not False
-        history = history_for(messages, attached, images=takes_images)
-        if text is not None and history:
-            # Stored with any key scrubbed; sent as typed (the user confirmed a key in it).
-            files = attached.get(messages[-1].id, [])
-            history = (*history[:-1], turn("user", text, files, images=takes_images))
-        request = _request(config, history)
-        return _Ready(provider, request, key, order, ReplyRecorder(store, reply), reply)
+        history = await asyncio.to_thread(
+            read_history, store, conversation.id, provider, config, self._listed, typed=said[0]
+        )
+        key, order = await self._keys_for(provider, key, history.messages)
+        reply = await asyncio.to_thread(new_reply, "partial", key.source_text)
+        request = _request(config, history.turns)
+        recorder = ReplyRecorder(store, reply)
+        return _Ready(provider, request, key, order, recorder, reply, history.left_out)
+
+    def _store_said(
+        self,
+        conversation_id: int,
+        config: BotConfig,
+        said: tuple[str | None, tuple[Attachment, ...]],
+        branch: tuple[int | None, int | None],
+    ) -> None:
+        """Keep what the user said (and the branch it starts), before anything is sent.
+        Files that cannot be sent are refused before anything is stored."""
+        store = self._store
+        text, attachments = said
+        if branch[0] is not None and not attachments:  # an edit keeps the files it had
+            attachments = tuple(store.attachments_of([branch[0]]).get(branch[0], []))
+        if attachments:
+            check_together(list(attachments))
+            check_images(_provider(config), config.model, attachments)
+        replaced = branch[0] if branch[0] is not None else branch[1]
+        if replaced is not None:  # the new one follows what the replaced one followed
+            store.branch_from(conversation_id, store.message(replaced).parent_id)
+        if text is not None:  # kept first, whatever follows
+            store.add_message(conversation_id, "user", text, attachments=attachments)
 
     async def _ready_to_continue(
         self, ask: _Ask, conversation: Conversation, reply_id: int
     ) -> _Ready:
         store = self._store
-        messages = store.messages(conversation.id)
-        reply = continuable(messages, reply_id)
+        found, last_id = await asyncio.to_thread(self._reply_and_last, conversation.id, reply_id)
+        reply = continuable(found, reply_id, last_id)
         ask = replace(
             ask,
             config=replace(ask.config, provider=reply.provider or "", model=reply.model or ""),
         )
         provider = _provider(ask.config)
         key = await self._key_to_send(provider, ask)
-        key, order = await self._keys_for(provider, key, messages)
         # A prefill may not end in whitespace: the model writes it again, so it goes.
         start = reply.content.rstrip() if prefills(provider) else reply.content
-        store.set_reply_key_source(reply.id, key.source_text)
-        reply = replace(reply, content=start, key_source=key.source_text)
-        earlier = messages[:-1]
-        attached = store.attachments_in(conversation.id)
-        takes_images = provider.model(ask.config.model).takes_images is not False
-        history = (
-            *history_for(earlier, attached, images=takes_images),
-            ChatMessage("assistant", start),
+        history = await asyncio.to_thread(
+            read_history,
+            store,
+            conversation.id,
+            provider,
+            ask.config,
+            self._listed,
+            last_turn=ChatMessage("assistant", start),
         )
-        request = _request(ask.config, history, continues=True)
+        key, order = await self._keys_for(provider, key, history.messages)
+        await asyncio.to_thread(store.set_reply_key_source, reply.id, key.source_text)
+        reply = replace(reply, content=start, key_source=key.source_text)
+        request = _request(ask.config, history.turns, continues=True)
         recorder = ReplyRecorder(store, reply, continues=True)
-        return _Ready(provider, request, key, order, recorder, reply)
+        return _Ready(provider, request, key, order, recorder, reply, history.left_out)
+
+    def _reply_and_last(
+        self, conversation_id: int, reply_id: int
+    ) -> tuple[Message | None, int | None]:
+        """The reply to continue as stored (None: not in this conversation), and the id of
+        the conversation's last message (the reply must be it)."""
+        newest, _whole = self._store.recent_messages(conversation_id, 0)
+        try:
+            reply: Message | None = self._store.message(reply_id)
+        except NotFoundError:
+            reply = None
+        if reply is not None and reply.conversation_id != conversation_id:
+            reply = None
+        return reply, newest[-1].id if newest else None
 
     async def _key_to_send(self, provider: Provider, ask: _Ask) -> ResolvedKey:
         """The key a send goes with, once the settings, the model and the budgets allow
@@ -352,6 +386,9 @@ class ConversationService:
         yield ReplyStarted(ready.reply, key)
         if order is not None and order.notices:
             yield KeyFailedOver("; ".join(order.notices), key)
+        # Counting the messages left out walks the whole branch: done beside the stream, so
+        # that it never holds the request back; said as soon as it is known.
+        counting = self._count_left_out(ready)
         ended: Done | None = None
         # Also flush on a timer: text followed by a long silence must not wait in memory.
         flusher = asyncio.create_task(flush_every_second(recorder))
@@ -363,17 +400,26 @@ class ConversationService:
                     if isinstance(event, KeyFailedOver):
                         yield event
                         continue
+                    if counting is not None and counting.done():
+                        yield counting.result()
+                        counting = None
                     recorder.add(event)
                     if isinstance(event, Done):
                         ended = event
                     yield event
+            if counting is not None:
+                yield await counting
         except ByokError as error:
+            if counting is not None:
+                counting.cancel()
             flusher.cancel()
             recorder.finish(
                 "partial" if recorder.text else "error", error.kind.value, error.one_line()
             )
             raise
         except BaseException:  # cancelled by the user (Escape), SIGTERM, or the app quitting
+            if counting is not None:
+                counting.cancel()
             flusher.cancel()
             recorder.finish(
                 "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
@@ -385,6 +431,26 @@ class ConversationService:
             yield await recorder.finish_in_thread("partial", ErrorKind.TRUNCATED.value, said)
         else:
             yield await recorder.finish_in_thread("complete" if ended else "partial")
+
+    def _count_left_out(self, ready: _Ready) -> asyncio.Task[HistoryTrimmed] | None:
+        room = ready.left_out
+        if room is None:
+            return None
+        sent = len(ready.request.messages)
+
+        new_reply = 0 if ready.request.continues else 1  # the reply being written is not sent
+
+        def count() -> HistoryTrimmed:
+            try:
+                total: int | None = (
+                    self._store.branch_length(ready.reply.conversation_id) - new_reply
+                )
+            except sqlite3.Error:  # the notice goes without the count, the reply goes on
+                log.exception("counting the conversation's messages failed")
+                total = None
+            return HistoryTrimmed(sent, total, room.model, room.context_tokens)
+
+        return asyncio.create_task(asyncio.to_thread(count))
 
     def _key_order(
         self, provider: Provider, key: ResolvedKey, messages: list[Message]

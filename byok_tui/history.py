@@ -1,13 +1,16 @@
 """What the model is shown of a conversation: the branch's messages with their files (text
-files in the text, images beside it), and which reply can be continued. No I/O, no Textual.
+files in the text, images beside it), as many of the latest as fit the model's context, and
+which reply can be continued. No I/O, no Textual.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from byok_tui.attachments import Attachment, AttachmentError, with_text_files
 from byok_tui.errors import ByokError
+from byok_tui.estimate import CHARS_PER_TOKEN, estimated_tokens
 from byok_tui.providers.types import ChatMessage, Image, Role
 from byok_tui.records import Message
 from byok_tui.registry import Provider, providers
@@ -32,6 +35,78 @@ def history_for(
         for m in messages
         if m.role == "user" or m.status == "complete"
     )
+
+
+# What an image counts for, in tokens: the most any of the four families charges for one
+# of the size byok-tui sends (Anthropic's ~1,600 for a 1.15-megapixel picture).
+IMAGE_TOKENS = 1_600
+# The share of the context the history may fill by the estimate (about four characters a
+# token is an average, and code or other scripts take more): a request trimmed to fit is
+# then not refused as too long.
+ESTIMATE_MARGIN = 0.85
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRoom:
+    """How much history a request to a model can carry, in estimated tokens."""
+
+    model: str
+    context_tokens: int
+    tokens: int
+
+    @classmethod
+    def of(cls, model: str, context_tokens: int, max_tokens: int, system: str) -> ContextRoom:
+        """The context less the reply's room (`max_tokens`) and the system prompt."""
+        room = int((context_tokens - max_tokens) * ESTIMATE_MARGIN) - estimated_tokens([system])
+        return cls(model, context_tokens, max(room, 0))
+
+    @property
+    def chars_to_read(self) -> int:
+        """How much stored text to read back from the newest message: what the estimate
+        counts as the room (it counts every message as at least its length over four), so
+        the estimate, not the read, decides what fits."""
+        return self.tokens * CHARS_PER_TOKEN
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryTrimmed:
+    """Older messages were not sent: they do not fit the model's context window."""
+
+    sent: int  # messages sent (the newest)
+    total: int | None  # messages in the branch on screen (None: they could not be counted)
+    model: str
+    context_tokens: int
+
+    @property
+    def notice(self) -> str:
+        of = f" of {self.total:,}" if self.total is not None else ""
+        return (
+            f"sent the last {self.sent:,}{of} messages: the rest does not fit "
+            f"{self.model}'s context ({self.context_tokens:,} tokens)"
+        )
+
+
+def turn_tokens(message: ChatMessage) -> int:
+    """A turn's estimated tokens: its text and its images."""
+    return estimated_tokens([message.content or " "]) + IMAGE_TOKENS * len(message.images)
+
+
+def fit_to_context(turns: Sequence[ChatMessage], room: int) -> tuple[ChatMessage, ...]:
+    """The latest `turns` that fit in `room` tokens, starting with one of the user's (every
+    family wants the user to speak first). The last turn is always kept: a message too long
+    on its own is the provider's to refuse, with its own words."""
+    kept: list[ChatMessage] = []
+    used = 0
+    for message in reversed(turns):
+        cost = turn_tokens(message)
+        if kept and used + cost > room:
+            break
+        kept.append(message)
+        used += cost
+    kept.reverse()
+    while len(kept) > 1 and kept[0].role != "user":
+        kept.pop(0)
+    return tuple(kept)
 
 
 def turn(
@@ -65,10 +140,10 @@ def check_images(provider: Provider, model_id: str, attachments: Sequence[Attach
     )
 
 
-def continuable(messages: list[Message], reply_id: int) -> Message:
-    """The reply `reply_id` of the branch `messages`, if it can be continued: the last
-    message, a reply cut short with text to continue. Raises ByokError saying why not."""
-    reply = next((m for m in messages if m.id == reply_id), None)
+def continuable(reply: Message | None, reply_id: int, last_id: int | None) -> Message:
+    """The reply `reply_id` (`reply`: as stored, None when it is not in the conversation),
+    if it can be continued: the conversation's last message (`last_id`), a reply cut short
+    with text to continue. Raises ByokError saying why not."""
     if reply is None:
         raise ByokError(
             f"Message {reply_id} is not in the conversation on screen",
@@ -86,7 +161,7 @@ def continuable(messages: list[Message], reply_id: int) -> Message:
             "This reply has no text to continue",
             remedy="Send the message again instead (ctrl+r in the app).",
         )
-    if messages[-1].id != reply.id:
+    if last_id != reply.id:
         raise ByokError(
             "Only the last reply of the conversation can be continued",
             remedy="Messages follow this one: regenerate it (r) for a new answer instead.",

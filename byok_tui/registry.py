@@ -26,6 +26,10 @@ CUSTOM_ID = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 # any reply length a model could be asked for.
 TEMPERATURE_RANGE = (0.0, 2.0)
 MAX_TOKENS_RANGE = (1, 1_000_000)
+# The context window assumed for a model when neither the registry nor the provider's model
+# list states one: the smallest that current chat models have, so a conversation trimmed to
+# it is never refused for its length.
+CONTEXT_TOKENS = 32_768
 
 
 class UnknownProviderError(ValueError):
@@ -57,6 +61,8 @@ class Model:
     # Whether it takes images; None: not known (a model the registry does not list), so an
     # image is sent and the provider says whether it takes it.
     takes_images: bool | None = None
+    # Its context window in tokens, where the registry states it (else the provider's).
+    context_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,8 @@ class Provider:
     # The chat service whose data export `byok-tui import --from` reads into a bot on this
     # provider (chatgpt, claude), if any.
     history_from: str = ""
+    # The context window of its models unless one states its own (registry or model list).
+    context_tokens: int = CONTEXT_TOKENS
 
     @property
     def needs_key(self) -> bool:
@@ -113,6 +121,11 @@ class Provider:
             accepts_temperature=self.accepts_temperature,
             discovered=True,
         )
+
+    def context_of(self, model_id: str, listed: int | None = None) -> int:
+        """How many tokens `model_id` takes in: the registry's figure for it, else what the
+        provider's model list said (`listed`), else the provider's."""
+        return self.model(model_id).context_tokens or listed or self.context_tokens
 
     def temperature_problem(self, temperature: float | None) -> str | None:
         """Why this provider cannot be sent `temperature`, in words; None when it can."""
@@ -170,6 +183,7 @@ def _parse_model(
         free_requests_per_day=rpd,
         accepts_temperature=_field(entry, "temperature", bool, provider_temperature),
         takes_images=_images(entry, provider_images),
+        context_tokens=_whole_or_none(entry, "context"),
     )
 
 
@@ -227,6 +241,7 @@ def _parse(entry: dict[str, object]) -> Provider:
         balance_path=_field(entry, "balance_path", str, ""),
         balance_shape=_field(entry, "balance_shape", str, ""),
         history_from=_field(entry, "history_from", str, ""),
+        context_tokens=_field(entry, "context", int, CONTEXT_TOKENS),
     )
 
 

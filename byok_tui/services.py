@@ -178,5 +178,6 @@ class AppContext:
 
         store = open_store(services, progress)
         client = (backend or provider_client)(services)
-        conversations = ConversationService(store, client)
-        return cls(services, store, client, conversations, SerialWriter(), model_cache(services))
+        models = model_cache(services)
+        conversations = ConversationService(store, client, models.context_of)
+        return cls(services, store, client, conversations, SerialWriter(), models)

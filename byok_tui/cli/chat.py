@@ -29,6 +29,7 @@ from byok_tui.services import Services, open_services
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
+    from byok_tui.conversation import ConversationService
     from byok_tui.fallbacks import Fallback
     from byok_tui.providers.client import ProviderClient
     from byok_tui.records import Bot, Conversation
@@ -347,15 +348,12 @@ async def _continue_stream(
     reply_id: int,
     args: argparse.Namespace,
 ) -> int:
-    from byok_tui.conversation import ConversationService
-
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     async with _client(services, args.timeout) as client:
         keep_the_ledger(client, store)
-        service = ConversationService(store, client)
-        sending = service.continue_reply(
+        sending = _service(services, store, client).continue_reply(
             bot, conversation, reply_id, over_budget=args.over_budget, key_label=args.key_label
         )
         try:
@@ -377,12 +375,18 @@ def _attachments(paths: list[Path], provider: Provider, model: str) -> list[Atta
     return attachments
 
 
+def _service(services: Services, store: Store, client: ProviderClient) -> ConversationService:
+    from byok_tui.conversation import ConversationService
+    from byok_tui.services import model_cache
+
+    return ConversationService(store, client, model_cache(services).context_of)
+
+
 @dataclass(frozen=True, slots=True)
 class _Exchange:
     """What every attempt of one `ask` shares."""
 
-    client: ProviderClient
-    store: Store
+    service: ConversationService
     bot: Bot
     conversation: Conversation
     args: argparse.Namespace
@@ -406,7 +410,8 @@ async def _stream(
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     async with _client(services, args.timeout) as client:
         keep_the_ledger(client, store)
-        exchange = _Exchange(client, store, bot, conversation, args, said[1])
+        service = _service(services, store, client)
+        exchange = _Exchange(service, bot, conversation, args, said[1])
         try:
             return await _attempts(exchange, said[0], config, [None, *fallbacks])
         except asyncio.CancelledError:
@@ -452,11 +457,8 @@ async def _attempt(
 ) -> tuple[ByokError | None, bool]:
     """One request, its reply printed as it comes: the error it ended with (None: it ended
     whole), and whether any text had arrived."""
-    from byok_tui.conversation import ConversationService
-
     args = exchange.args
-    service = ConversationService(exchange.store, exchange.client)
-    sending = service.send(
+    sending = exchange.service.send(
         exchange.bot,
         exchange.conversation,
         text,
@@ -475,6 +477,7 @@ async def _print_reply(
     """Print a reply as it comes (reasoning too with --reasoning, to standard error): the
     error it ended with (None: it ended whole), and whether any text had arrived."""
     from byok_tui.conversation import LengthLimitReached, ReplyStarted
+    from byok_tui.history import HistoryTrimmed
     from byok_tui.key_failover import KeyFailedOver
 
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
@@ -492,7 +495,7 @@ async def _print_reply(
                     reasoning.write(event.text)
                 elif isinstance(event, ReplyStarted):
                     provider_name = get_provider(event.message.provider or "").display_name
-                elif isinstance(event, KeyFailedOver):
+                elif isinstance(event, KeyFailedOver | HistoryTrimmed):
                     print(f"byok-tui: {event.notice}", file=sys.stderr)
                 elif isinstance(event, RateLimitWait):
                     print(

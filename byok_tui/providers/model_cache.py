@@ -50,6 +50,12 @@ class ModelCache:
                 continue
         return float(entry.get("fetched_at") or 0), models
 
+    def context_of(self, provider: Provider, model_id: str) -> int | None:
+        """The context window the provider's model list last stated for `model_id`."""
+        found = self.get(provider.id)
+        listed = next((m for m in found[1] if m.id == model_id), None) if found else None
+        return listed.context_length if listed is not None else None
+
     def put(self, provider_id: str, models: list[ListedModel]) -> None:
         providers = self._load()
         providers[provider_id] = {

@@ -41,6 +41,7 @@ from byok_tui.fallbacks import (
     short_wait,
     what_happened,
 )
+from byok_tui.history import HistoryTrimmed
 from byok_tui.key_failover import KeyFailedOver
 from byok_tui.pricing import usage_line
 from byok_tui.providers.errors import ProviderError
@@ -60,6 +61,7 @@ from byok_tui.screens.chat_messages import (
     AttachmentRead,
     AttachmentRefused,
     DraftEstimated,
+    HistoryNotice,
     KeyNotice,
     ReplyBilled,
     ReplyDone,
@@ -461,6 +463,8 @@ class ChatColumn(Vertical):
                         meta = (*meta[:2], event.key.source_text, meta[3])
                         unopened[:] = [ReplyOpened(reply_meta(*meta), *ids)]
                         self.post_message(KeyNotice(event.notice))
+                    elif isinstance(event, HistoryTrimmed):
+                        self.post_message(HistoryNotice(event.notice))
                     elif isinstance(event, ReplyPriced):
                         usage, cost = event.usage or Usage(), event.cost
                         line = usage_line(
@@ -531,6 +535,9 @@ class ChatColumn(Vertical):
         else:
             transcript.identify_question(message.question_id)
         self._stream.show_in(view or transcript.start_reply(message.meta, message.reply_id))
+
+    def on_history_notice(self, message: HistoryNotice) -> None:
+        self.query_one(Transcript).add_notice(message.text, before=self._stream.view)
 
     def on_key_notice(self, message: KeyNotice) -> None:
         self.notify(message.text, title="Key failover", timeout=8)

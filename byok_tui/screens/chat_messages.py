@@ -120,6 +120,13 @@ class KeyNotice(Message, bubble=False):
 
 
 @dataclass
+class HistoryNotice(Message, bubble=False):
+    """Older messages were left out of the request (they do not fit the model's context)."""
+
+    text: str
+
+
+@dataclass
 class AttachmentRead(Message, bubble=False):
     """A file to attach was read and checked."""
 

@@ -328,6 +328,7 @@ class Transcript(VerticalScroll):
     Transcript { padding: 0 1; scrollbar-gutter: stable; }
     Transcript > .empty { color: $text-muted; margin: 1 2; }
     Transcript > .earlier { width: 100%; margin: 1 0 0 0; }
+    Transcript > .notice { color: $text-muted; margin: 1 2 0 2; }
     Transcript > .found { outline-left: thick $warning; }
     """
     WINDOW = 60  # messages mounted at a time
@@ -514,6 +515,17 @@ class Transcript(VerticalScroll):
         self.mount(view)
         self.scroll_end(animate=False)
         return view
+
+    def add_notice(self, text: str, before: Widget | None = None) -> None:
+        """A line about the exchange it comes before (older messages left out of the
+        request): above the reply `before`, while it is shown."""
+        notice = Static(text, classes="notice", markup=False)
+        if before is not None and before.parent is self:
+            self.mount(notice, before=before)
+        else:
+            self.mount(notice)
+        if self._following:
+            self.scroll_end(animate=False)
 
     def add_error(self, title: str, remedy: str = "", provider_said: str | None = None) -> None:
         self.mount(ErrorBlock(title, remedy, provider_said))

@@ -26,10 +26,17 @@ DONE = sse(
 
 
 def fill_the_disk(store: Store) -> None:
-    """A real SQLITE_FULL: the database may not grow by a single page any more."""
-    connection = store.connection()
-    pages = connection.execute("PRAGMA page_count").fetchone()[0]
-    connection.execute(f"PRAGMA max_page_count = {pages}")
+    """A real SQLITE_FULL: the database may not grow by a single page any more, through
+    any of the store's connections (each thread has its own; a full disk is full for all)."""
+    pages = store.connection().execute("PRAGMA page_count").fetchone()[0]
+    connection_of_this_thread = store.connection
+
+    def full() -> sqlite3.Connection:
+        connection = connection_of_this_thread()
+        connection.execute(f"PRAGMA max_page_count = {pages}")
+        return connection
+
+    store.connection = full  # type: ignore[method-assign]
 
 
 def test_a_full_disk_is_a_clear_error_naming_the_database() -> None:
@@ -56,7 +63,7 @@ async def test_when_the_disk_is_full_the_app_keeps_the_message_in_the_composer()
             bot = store.bots()[0]
             conversation = store.create_conversation(bot.id, "t")
             chat(app).state.conversation = conversation  # type: ignore[union-attr]
-            # Fill the one connection the app writes messages with, then grow past it.
+            # Fill the disk, then grow past it.
             fill_the_disk(store)
             await send(pilot, "x" * 20_000)
             await wait_for(pilot, lambda: bool(error_texts(app)))
