@@ -34,6 +34,9 @@ def message_text(number: int) -> str:
     return (PROSE, f"Steps:\n{LIST}", f"Here is code:\n\n{CODE}")[number % 3]
 
 
+MESSAGE_SPACING = 30.0  # seconds between two messages of the benchmarks' conversations
+
+
 def make_home(root: Path, conversations: int, messages_each: int) -> dict[str, str]:
     """A BYOK_TUI_HOME with a key for every provider and a filled database; returns env."""
     root.mkdir(parents=True, exist_ok=True)
@@ -75,8 +78,10 @@ def make_home(root: Path, conversations: int, messages_each: int) -> dict[str, s
                         conversation_id,
                         "user" if m % 2 == 0 else "assistant",
                         message_text(m),
-                        now,
-                        now,
+                        # Written over time, half a minute apart, as a person writes: the
+                        # spend of today and of this month (read on opening) holds a day's.
+                        now - (messages_each - m) * MESSAGE_SPACING,
+                        now - (messages_each - m) * MESSAGE_SPACING,
                     )
                     for m in range(messages_each)
                 ],

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         KeyOverview,
         SearchHit,
         Spend,
+        TranscriptPage,
     )
     from byok_tui.registry import KeyUse, Provider
     from byok_tui.services import AppContext
@@ -303,6 +304,15 @@ class AppData:
             history = found.turns
         texts = [config.system_prompt, *(message.content for message in history), draft]
         return estimate(config.provider, config.model, texts).line()
+
+    def earlier_page(self, conversation_id: int, before: int, down_to: int = 0) -> TranscriptPage:
+        """The page of messages before the message `before` in the branch on screen; with
+        `down_to`, every message from that one on (a search hit to show)."""
+        from byok_tui.chat_state import PAGE
+
+        self._settled()
+        count = PAGE if not down_to else 2**62
+        return self._context.db.branch.page(conversation_id, count, before=before, down_to=down_to)
 
     def limit_notes(self) -> dict[str, str]:
         """Per provider, what its latest stated rate limits say when it matters."""

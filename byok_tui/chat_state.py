@@ -5,7 +5,7 @@ never on the UI thread. Plain data; no Textual.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.text import Text
 
@@ -22,11 +22,15 @@ from byok_tui.keys import (
 from byok_tui.keys.overview import KeySnapshot, read_keys
 from byok_tui.keys.resolve import NoSuchLabelError
 from byok_tui.providers import endpoints
-from byok_tui.records import Bot, Conversation, KeyOverview, Message, Spend
+from byok_tui.records import Bot, Conversation, KeyOverview, Spend, TranscriptPage
 from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
 from byok_tui.storage.store import NotFoundError
+
+# Messages read and shown at a time: the newest when a conversation opens, then earlier ones
+# a page at a time as the reader scrolls up (a screenful is a few dozen at most).
+PAGE = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,7 @@ class ChatState:
     bot: Bot
     conversations: list[Conversation]
     conversation: Conversation | None
-    messages: list[Message]
+    page: TranscriptPage  # the newest messages of the conversation's branch on screen
     models: list[tuple[Text, str]]
     global_key: str
     bot_key: str
@@ -103,10 +107,7 @@ class ChatState:
     spend: Spend
     limits: dict[str, str]  # provider id → what its rate limits say, when it matters
     lost_provider: str | None = None  # the bot's provider, not defined any more: it moved
-    # Message id → (its place, how many) for messages with alternatives (edits, regenerations).
-    alternatives: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # Message id → the files it carries, named (`notes.md · 2 KB`), for those that have some.
-    attached: dict[int, list[str]] = field(default_factory=dict)
+    spent: float = 0.0  # what the conversation's replies cost, in USD
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -235,9 +236,12 @@ def read_state(
         bot=bot,
         conversations=conversations,
         conversation=conversation,
-        messages=store.messages(conversation.id) if conversation else [],
-        alternatives=store.alternatives(conversation.id) if conversation else {},
-        attached=store.attachment_labels(conversation.id) if conversation else {},
+        page=(
+            store.branch.page(conversation.id, PAGE)
+            if conversation
+            else TranscriptPage([], {}, {}, earlier=False)
+        ),
+        spent=store.branch.spent(conversation.id) if conversation else 0.0,
         models=model_choices(context, bot.config.provider),
         global_key=global_key,
         bot_key=store.bot_key(bot.id) or "",

@@ -48,11 +48,11 @@ def read_history(
     typed: the user confirmed a key in it); `last_turn`: a turn after the stored ones (the
     reply being continued, which then is not read as a message)."""
     room = room_for(provider, config, listed)
-    messages, whole = store.recent_messages(
+    messages, whole = store.branch.recent_messages(
         conversation_id, room.chars_to_read, IMAGE_TOKENS * CHARS_PER_TOKEN
     )
     earlier = messages[:-1] if last_turn is not None else messages
-    attached = store.attachments_of([m.id for m in earlier])
+    attached = store.branch.attachments_of([m.id for m in earlier])
     images = provider.model(config.model).takes_images is not False
     turns = history_for(earlier, attached, images=images)
     if last_turn is not None:

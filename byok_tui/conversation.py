@@ -296,7 +296,7 @@ class ConversationService:
         store = self._store
         text, attachments = said
         if branch[0] is not None and not attachments:  # an edit keeps the files it had
-            attachments = tuple(store.attachments_of([branch[0]]).get(branch[0], []))
+            attachments = tuple(store.branch.attachments_of([branch[0]]).get(branch[0], []))
         if attachments:
             check_together(list(attachments))
             check_images(_provider(config), config.model, attachments)
@@ -341,7 +341,7 @@ class ConversationService:
     ) -> tuple[Message | None, int | None]:
         """The reply to continue as stored (None: not in this conversation), and the id of
         the conversation's last message (the reply must be it)."""
-        newest, _whole = self._store.recent_messages(conversation_id, 0)
+        newest, _whole = self._store.branch.recent_messages(conversation_id, 0)
         try:
             reply: Message | None = self._store.message(reply_id)
         except NotFoundError:
@@ -443,7 +443,7 @@ class ConversationService:
         def count() -> HistoryTrimmed:
             try:
                 total: int | None = (
-                    self._store.branch_length(ready.reply.conversation_id) - new_reply
+                    self._store.branch.branch_length(ready.reply.conversation_id) - new_reply
                 )
             except sqlite3.Error:  # the notice goes without the count, the reply goes on
                 log.exception("counting the conversation's messages failed")

@@ -88,6 +88,18 @@ class Message:
     parent_id: int | None = None  # the message this one follows (None: the first)
 
 
+@dataclass(frozen=True, slots=True)
+class TranscriptPage:
+    """Messages of a conversation's branch on screen, in order, read a page at a time."""
+
+    messages: list[Message]
+    # Message id → (its place, how many) for those with alternatives (edits, regenerations).
+    alternatives: dict[int, tuple[int, int]]
+    # Message id → the files it carries, named (`notes.md · 2 KB`), for those that have some.
+    attached: dict[int, list[str]]
+    earlier: bool  # the branch has older messages than these
+
+
 BudgetPeriod = Literal["day", "month"]
 ALL_PROVIDERS = "all"  # a budget's scope when it caps the total across providers
 

@@ -234,17 +234,11 @@ class ChatScreen(Screen[None]):
         if state.unsent and self._column.give_back_unsent(state.unsent):
             self.notify("A message that was not sent before byok-tui closed is back below.")
         self._remember_opened()
-        messages = state.messages if message.transcript else None
-        self._column.opened(
-            state.bot.id, state.conversation, messages, state.alternatives, state.attached
-        )
-        if messages is not None and self._reveal is not None:
-            self.run_worker(self._show_found(self._reveal), group="reveal")
+        page = state.page if message.transcript else None
+        self._column.opened(state.bot.id, state.conversation, page)
+        if page is not None and self._reveal is not None:
+            self.call_after_refresh(self._column.reveal, self._reveal)
             self._reveal = None
-
-    async def _show_found(self, message_id: int) -> None:
-        if not await self.query_one(Transcript).reveal(message_id):
-            self.notify("That message is no longer in this conversation.", severity="warning")
 
     def _empty_hint(self, key: KeyInUse) -> str:
         if key.found or self.state is None:
@@ -285,7 +279,7 @@ class ChatScreen(Screen[None]):
         config = self.state.bot.config
         provider = get_provider(config.provider)
         title = f"{config.name} · {provider.display_name} · {config.model}"
-        spent = self._billed_since_load + sum(m.cost_usd or 0.0 for m in self.state.messages)
+        spent = self._billed_since_load + self.state.spent
         if spent:
             title += f" · {format_usd(spent)} this chat"
         self.app.sub_title = title

@@ -53,14 +53,14 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.records import BotConfig, Conversation
-from byok_tui.records import Message as StoredMessage
+from byok_tui.records import BotConfig, Conversation, TranscriptPage
 from byok_tui.redaction import secrets_in
 from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import (
     AttachmentRead,
     AttachmentRefused,
     DraftEstimated,
+    EarlierRead,
     HistoryNotice,
     KeyNotice,
     ReplyBilled,
@@ -167,19 +167,12 @@ class ChatColumn(Vertical):
         self._ready.clear()
 
     def opened(
-        self,
-        bot_id: int,
-        conversation: Conversation | None,
-        messages: list[StoredMessage] | None,
-        alternatives: dict[int, tuple[int, int]] | None = None,
-        attached: dict[int, list[str]] | None = None,
+        self, bot_id: int, conversation: Conversation | None, page: TranscriptPage | None
     ) -> None:
-        """What is open now; `messages` when the transcript is to show them (`alternatives`:
-        message id → place and count, for those that have some; `attached`: the files of
-        those that have some, named)."""
+        """What is open now; `page` (its newest messages) when the transcript is to show it."""
         self._bot_id, self._conversation = bot_id, conversation
-        if messages is not None:
-            self.query_one(Transcript).show_messages(messages, alternatives, attached)
+        if page is not None:
+            self.query_one(Transcript).show_page(page)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
 
@@ -189,7 +182,39 @@ class ChatColumn(Vertical):
 
     def new_conversation(self) -> None:
         self._conversation = None
-        self.query_one(Transcript).show_messages([])
+        self.query_one(Transcript).show_page(TranscriptPage([], {}, {}, earlier=False))
+
+    # Earlier messages, read as the reader scrolls up -------------------------------------
+
+    def on_transcript_earlier_wanted(self, message: Transcript.EarlierWanted) -> None:
+        message.stop()
+        if self._conversation is not None:
+            self._read_earlier(self._conversation.id, message)
+
+    @work(thread=True, group="earlier", exit_on_error=False)
+    def _read_earlier(self, conversation_id: int, wanted: Transcript.EarlierWanted) -> None:
+        try:
+            page = self.data.earlier_page(conversation_id, wanted.before, wanted.down_to)
+        except ByokError as error:
+            self.post_message(EarlierRead(None, wanted.before, wanted.reveal, error))
+            return
+        self.post_message(EarlierRead(page, wanted.before, wanted.reveal))
+
+    async def on_earlier_read(self, message: EarlierRead) -> None:
+        transcript = self.query_one(Transcript)
+        if message.page is None:
+            await transcript.show_earlier(TranscriptPage([], {}, {}, earlier=True), message.before)
+            error = message.error.one_line() if message.error else "unknown error"
+            self.notify(f"Earlier messages could not be read: {error}", severity="error")
+            return
+        await transcript.show_earlier(message.page, message.before)
+        if message.reveal is not None:
+            self.reveal(message.reveal)
+
+    def reveal(self, message_id: int) -> None:
+        """Show a stored message of the open conversation, marked (read first if need be)."""
+        if self.query_one(Transcript).reveal(message_id) == "absent":
+            self.notify("That message is no longer in this conversation.", severity="warning")
 
     def give_back_unsent(self, text: str) -> bool:
         """A message a killed process left unsent goes back to the composer, once (True)."""

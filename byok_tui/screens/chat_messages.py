@@ -10,7 +10,7 @@ from textual.message import Message
 from byok_tui.attachments import Attachment
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.records import Spend
+from byok_tui.records import Spend, TranscriptPage
 
 
 @dataclass
@@ -117,6 +117,17 @@ class KeyNotice(Message, bubble=False):
     """Failover sent the message with another key, or passed one over: what happened."""
 
     text: str
+
+
+@dataclass
+class EarlierRead(Message, bubble=False):
+    """Earlier messages of the open conversation were read (`page` None: they could not be,
+    `error` says why): those before the message `before`, with one to reveal."""
+
+    page: TranscriptPage | None
+    before: int
+    reveal: int | None
+    error: ByokError | None = None
 
 
 @dataclass

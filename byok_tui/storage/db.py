@@ -237,6 +237,12 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX attachments_by_message ON attachments(message_id, position);
     """,
+    # 12: what a conversation's replies cost, read when it opens: the priced replies alone,
+    # so a conversation of 1,000,000 messages is summed without reading them (~300 ms before).
+    """
+    CREATE INDEX conversation_spend ON messages(conversation_id, cost_usd)
+        WHERE cost_usd IS NOT NULL;
+    """,
 )
 
 SEARCH_INDEX_MIGRATION = 9

@@ -7,7 +7,6 @@ carry whether a key is set, never the key itself.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -24,6 +23,7 @@ from byok_tui.key_text import check_key
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.storage.branch import BranchReader, messages_from
 from byok_tui.storage.db import Progress, connect
 from byok_tui.storage.key_health import KeyHealthBook
 from byok_tui.storage.ledger import Ledger
@@ -155,20 +155,6 @@ def _message(row: sqlite3.Row) -> Message:
     return Message(**fields)
 
 
-def _messages(cursor: sqlite3.Cursor) -> list[Message]:
-    """Every row of `cursor` (messages.*) as a Message: columns found by place once, not by
-    name in each row (a third of the time of reading 10,000 messages)."""
-    names = [column[0] for column in cursor.description]
-    places = [names.index(name) for name in Message.__slots__]
-    fallback = Message.__slots__.index("fallback")
-    messages = []
-    for row in cursor:
-        values = [row[place] for place in places]
-        values[fallback] = bool(values[fallback])
-        messages.append(Message(*values))
-    return messages
-
-
 class Store:
     def __init__(self, path: Path, progress: Progress | None = None) -> None:
         """`progress`: told how far a long upgrade of the file is (done, total)."""
@@ -179,6 +165,7 @@ class Store:
         self.ledger = Ledger(self)  # spend, budgets, rate limits and the request log
         self.key_health = KeyHealthBook(self)  # what each key's answers said of it
         self.search = MessageSearch(self)  # full-text search over messages and titles
+        self.branch = BranchReader(self)  # the branch on screen, a part at a time
         self.connection()  # open (and migrate) now, so a bad file is reported at once
 
     def connection(self) -> sqlite3.Connection:
@@ -365,82 +352,14 @@ class Store:
             " ORDER BY messages.id",
             (conversation_id,),
         )
-        return _messages(rows)
-
-    def recent_messages(
-        self, conversation_id: int, chars: int, image_chars: int = 0
-    ) -> tuple[list[Message], bool]:
-        """The end of the branch on screen: its newest messages, walking back from the leaf
-        until their text and files pass `chars` (the one that passes it included), in order;
-        and whether that reached its first message. An image counts as `image_chars`, a text
-        file as its length. Reads what a send needs of a conversation of any length."""
-        # Each row's total: its own text and files and those of the messages after it.
-        size = "length(m.content) + (SELECT coalesce(sum(CASE WHEN a.media_type LIKE 'image/%'"
-        size += " THEN ?3 ELSE length(a.data) END), 0)"
-        size += " FROM attachments a WHERE a.message_id = m.id)"
-        walk = (
-            "WITH RECURSIVE tail(id, parent, total) AS ("  # noqa: S608 (fixed text)
-            f" SELECT m.id, m.parent_id, {size} FROM conversations c"
-            " JOIN messages m ON m.id = c.leaf_id WHERE c.id = ?1"
-            f" UNION ALL SELECT m.id, m.parent_id, tail.total + {size}"
-            " FROM tail JOIN messages m ON m.id = tail.parent WHERE tail.total <= ?2)"
-            " SELECT messages.* FROM messages JOIN tail ON messages.id = tail.id"
-            " ORDER BY messages.id"
-        )
-        rows = self.connection().execute(walk, (conversation_id, chars, image_chars))
-        messages = _messages(rows)
-        return messages, not messages or messages[0].parent_id is None
-
-    def branch_length(self, conversation_id: int) -> int:
-        """How many messages the branch on screen holds (a walk of its ids alone)."""
-        row = self._one(
-            "WITH RECURSIVE branch(id) AS ("
-            " SELECT leaf_id FROM conversations WHERE id = ? AND leaf_id IS NOT NULL"
-            " UNION ALL SELECT m.parent_id FROM messages m JOIN branch ON m.id = branch.id"
-            " WHERE m.parent_id IS NOT NULL)"
-            " SELECT count(*) FROM branch",
-            conversation_id,
-        )
-        return int(row[0]) if row is not None else 0
+        return messages_from(rows)
 
     def all_messages(self, conversation_id: int) -> list[Message]:
         """Every message of every branch, in the order they were stored."""
         rows = self.connection().execute(
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         )
-        return _messages(rows)
-
-    def alternatives(self, conversation_id: int) -> dict[int, tuple[int, int]]:
-        """For each message that has alternatives (an edit, a regeneration): its place among
-        them, 1 first, and how many there are."""
-        rows = (
-            self.connection()
-            .execute(
-                "SELECT id, parent_id FROM messages WHERE conversation_id = ? AND parent_id IS ?"
-                " ORDER BY id",
-                (conversation_id, None),
-            )
-            .fetchall()
-        )
-        rows += (
-            self.connection()
-            .execute(
-                "SELECT m.id, m.parent_id FROM messages m WHERE m.conversation_id = ?1"
-                " AND m.parent_id IN (SELECT parent_id FROM messages WHERE conversation_id = ?1"
-                " AND parent_id IS NOT NULL GROUP BY parent_id HAVING count(*) > 1) ORDER BY m.id",
-                (conversation_id,),
-            )
-            .fetchall()
-        )
-        siblings: dict[int | None, list[int]] = {}
-        for message_id, parent_id in rows:
-            siblings.setdefault(parent_id, []).append(message_id)
-        return {
-            message_id: (place, len(ids))
-            for ids in siblings.values()
-            if len(ids) > 1
-            for place, message_id in enumerate(ids, 1)
-        }
+        return messages_from(rows)
 
     def branch_from(self, conversation_id: int, parent_id: int | None) -> None:
         """The next message of the conversation follows `parent_id` (None: it is a new first
@@ -557,19 +476,6 @@ class Store:
             " CROSS JOIN messages m ON m.id = a.message_id WHERE m.conversation_id = ?"
             " ORDER BY a.message_id, a.position",
             (conversation_id,),
-        )
-        found: dict[int, list[Attachment]] = {}
-        for row in rows:
-            found.setdefault(row[0], []).append(Attachment(row[1], row[2], bytes(row[3])))
-        return found
-
-    def attachments_of(self, message_ids: Sequence[int]) -> dict[int, list[Attachment]]:
-        """The files attached to these messages (those that have some), by message."""
-        rows = self.connection().execute(
-            "SELECT message_id, name, media_type, data FROM attachments"
-            " WHERE message_id IN (SELECT value FROM json_each(?))"
-            " ORDER BY message_id, position",
-            (json.dumps(list(message_ids)),),
         )
         found: dict[int, list[Attachment]] = {}
         for row in rows:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -24,6 +25,7 @@ from byok_tui.bindings import REPLY_KEYS, USER_MESSAGE_KEYS, textual_bindings
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.pricing import usage_line
 from byok_tui.records import Message as StoredMessage
+from byok_tui.records import TranscriptPage
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.widgets.code_copies import ReplyMeta, copy_wanted
 from byok_tui.widgets.markdown_text import MarkdownText, code_blocks
@@ -31,6 +33,8 @@ from byok_tui.widgets.markdown_text import MarkdownText, code_blocks
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 CONTINUE_LABEL = "Continue ▸ c"
+EARLIER_LABEL = "Show earlier messages"
+Revealed = Literal["shown", "reading", "absent"]
 
 
 def reply_meta(
@@ -321,8 +325,9 @@ class Alternatives(Static):
 
 
 class Transcript(VerticalScroll):
-    """Shows the latest messages; earlier ones are mounted on demand, so a conversation of
-    thousands of messages opens as fast as a short one."""
+    """Shows a conversation's newest messages; earlier ones are read a page at a time when
+    the reader scrolls to the top (or presses Show earlier), so a conversation of a million
+    messages opens as fast as a short one and holds only what was shown."""
 
     DEFAULT_CSS = """
     Transcript { padding: 0 1; scrollbar-gutter: stable; }
@@ -331,42 +336,44 @@ class Transcript(VerticalScroll):
     Transcript > .notice { color: $text-muted; margin: 1 2 0 2; }
     Transcript > .found { outline-left: thick $warning; }
     """
-    WINDOW = 60  # messages mounted at a time
     virtual_size = virtual_size_set_by_layout()
+
+    @dataclass
+    class EarlierWanted(Message):
+        """Earlier messages are to be shown: those before `before` (down to `down_to`, a
+        message to reveal, when set)."""
+
+        before: int
+        down_to: int = 0
+        reveal: int | None = None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._hidden: list[StoredMessage] = []  # earlier messages not mounted yet, oldest first
         self._by_id: dict[int, Widget] = {}  # the widget showing each stored message
         self._earlier: Button | None = None  # shows earlier messages, while there are some
+        self._first_id: int | None = None  # the oldest stored message shown
+        self._asked_earlier = False  # earlier messages are on their way
         self._alternatives: dict[int, tuple[int, int]] = {}
         self._following = True  # the reader is at the bottom: new text stays in view
         self._empty_hint = EMPTY_HINT
         self._last_id: int | None = None  # the last stored message shown
         self._attached: dict[int, list[str]] = {}  # the files of messages that have some
 
-    def show_messages(
-        self,
-        messages: list[StoredMessage],
-        alternatives: dict[int, tuple[int, int]] | None = None,
-        attached: dict[int, list[str]] | None = None,
-    ) -> None:
-        """`alternatives`: message id → (place, count) for those that have some; `attached`:
-        message id → the files it carries, named."""
-        self._attached = attached or {}
+    def show_page(self, page: TranscriptPage) -> None:
+        """Show a conversation from its newest messages (`page`); nothing else of it."""
         self.remove_children()
-        self._by_id, self._earlier = {}, None
-        self._alternatives = alternatives or {}
+        self._by_id, self._earlier, self._asked_earlier = {}, None, False
+        self._alternatives, self._attached = dict(page.alternatives), dict(page.attached)
+        messages = page.messages
         if not messages:
-            self._hidden = []
+            self._first_id = None
             self.mount(Static(self._empty_hint, classes="empty", markup=False))
             return
-        self._hidden = messages[: -self.WINDOW]
-        self._last_id = messages[-1].id
-        widgets = self._widgets_for(messages[-self.WINDOW :])
-        if self._hidden:
+        self._first_id, self._last_id = messages[0].id, messages[-1].id
+        widgets = self._widgets_for(messages)
+        if page.earlier:
             # A class, not an id: the list it replaces may still be on its way out.
-            self._earlier = Button(self._earlier_label(), classes="earlier", compact=True)
+            self._earlier = Button(EARLIER_LABEL, classes="earlier", compact=True)
             widgets.insert(0, self._earlier)
         self.mount_all(widgets)
         self.scroll_end(animate=False)
@@ -378,38 +385,57 @@ class Transcript(VerticalScroll):
             for shown in self.query(".empty").results(Static):
                 shown.update(hint)
 
-    def _earlier_label(self) -> str:
-        return f"Show earlier messages ({len(self._hidden)} more)"
-
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button is not self._earlier:
             return
         event.stop()
-        await self._show_earlier(max(0, len(self._hidden) - self.WINDOW))
+        self._want_earlier()
 
-    async def _show_earlier(self, first: int) -> None:
-        """Mount the hidden messages from index `first` on, above those shown."""
-        button = self._earlier
-        if button is None:
+    def _want_earlier(self, down_to: int = 0, reveal: int | None = None) -> None:
+        if self._first_id is None or self._earlier is None:
             return
-        batch, self._hidden = self._hidden[first:], self._hidden[:first]
-        widgets = self._widgets_for(batch)
+        if self._asked_earlier and reveal is None:
+            return  # one page at a time
+        self._asked_earlier = True
+        self._earlier.label = "Reading earlier messages…"
+        self.post_message(self.EarlierWanted(self._first_id, down_to, reveal))
+
+    async def show_earlier(self, page: TranscriptPage, before: int) -> None:
+        """Mount `page`, the messages just before the one `before` (still the oldest shown),
+        above those shown, keeping what the reader sees where it is."""
+        self._asked_earlier = False
+        button = self._earlier
+        if button is None or before != self._first_id:
+            return  # another conversation, or this page came already
+        self._alternatives.update(page.alternatives)
+        self._attached.update(page.attached)
+        anchor = self._by_id.get(before)
+        offset = self.scroll_y - (anchor.virtual_region.y if anchor is not None else 0)
+        widgets = self._widgets_for(page.messages)
         if widgets:
             await self.mount_all(widgets, after=button)
-        if self._hidden:
-            button.label = self._earlier_label()
+        if page.messages:
+            self._first_id = page.messages[0].id
+        if page.earlier:
+            button.label = EARLIER_LABEL
         else:
             self._earlier = None
             await button.remove()
+        if anchor is not None and not self._following:
+            # The reader stays on the message they were reading, now lower in the list.
+            self.call_after_refresh(
+                lambda: self.scroll_to(y=anchor.virtual_region.y + offset, animate=False)
+            )
 
-    async def reveal(self, message_id: int) -> bool:
-        """Scroll to a stored message, marked and focused (earlier ones are mounted as far
-        back as it); False when it is not in this conversation's branch on screen."""
+    def reveal(self, message_id: int) -> Revealed:
+        """Scroll to a stored message, marked and focused ("shown"). One older than those
+        shown is read first, with every message after it ("reading": EarlierWanted names it
+        to reveal); "absent" when it is not in the branch on screen."""
         if message_id not in self._by_id:
-            hidden = [m.id for m in self._hidden]
-            if message_id not in hidden:
-                return False
-            await self._show_earlier(hidden.index(message_id))
+            if self._first_id is not None and message_id < self._first_id and self._earlier:
+                self._want_earlier(down_to=message_id, reveal=message_id)
+                return "reading"
+            return "absent"
         for shown in self.query(".found"):
             shown.remove_class("found")
         found = self._by_id[message_id]
@@ -417,7 +443,7 @@ class Transcript(VerticalScroll):
         self._following = False  # the reader is looking back: new text must not pull away
         found.focus(scroll_visible=False)
         self.call_after_refresh(self.scroll_to_widget, found, animate=False, top=True)
-        return True
+        return "shown"
 
     def _widgets_for(self, messages: list[StoredMessage]) -> list[Widget]:
         widgets: list[Widget] = []
@@ -533,6 +559,8 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if new <= 0 < old:  # the reader reached the top: earlier messages come next
+            self._want_earlier()
         # Scrolled by the reader (or to the end by us): follow only from the bottom, or
         # from near it on the way down. Any move up leaves it: a wheel notch is about as
         # long as the slack, and every notch would snap back at the next layout.

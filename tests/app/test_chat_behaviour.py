@@ -8,14 +8,15 @@ import time
 from typing import Any
 
 import pytest
-from textual.widgets import Collapsible
+from textual.widgets import Button, Collapsible
 
 from byok_tui import app_data, chat_state
 from byok_tui.app import ByokApp
-from byok_tui.chat_state import KeyInUse
+from byok_tui.chat_state import PAGE, KeyInUse
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
+from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.markdown_text import MarkdownText
@@ -191,6 +192,8 @@ async def test_export_all_data_from_the_app_writes_a_file_without_keys() -> None
 
 
 async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_on_demand() -> None:
+    """Only the newest page is read on opening; Show earlier (or scrolling to the top) reads
+    the page before it, until the first message, and the button goes."""
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.4-mini")
     conversation = store.create_conversation(bot.id, "long")
@@ -200,20 +203,43 @@ async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_o
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         transcript = app.screen.query_one(Transcript)
-        shown = [m.message_text for m in transcript.query(UserMessage)]
-        assert shown[-1] == "question 149"
-        assert len(shown) == Transcript.WINDOW
-        for _ in range(2):
-            transcript.scroll_home(animate=False)  # as a reader scrolling up would
-            await pilot.pause()
-            await pilot.click(".earlier")
-            await pilot.pause()
-            if len(transcript.query(UserMessage)) < 150:
-                assert len(transcript.query(UserMessage)) == 2 * Transcript.WINDOW
-        texts = [m.message_text for m in transcript.query(UserMessage)]
-        assert texts[0] == "question 0"
-        assert len(texts) == 150
-        assert not transcript.query(".earlier")
+
+        def shown() -> list[str]:
+            return [m.message_text for m in transcript.query(UserMessage)]
+
+        assert shown()[-1] == "question 149"
+        assert len(shown()) == PAGE
+        transcript.scroll_home(animate=False)  # reaching the top reads the page before
+        await wait_for(pilot, lambda: len(shown()) == 2 * PAGE)
+        await pilot.pause()
+        assert transcript.scroll_y > 0, "the reader stays where they were, above it"
+        transcript.query_one(".earlier", Button).press()  # the button reads the next
+        await wait_for(pilot, lambda: len(shown()) == 150)
+        assert shown() == [f"question {n}" for n in range(150)]
+        await wait_for(pilot, lambda: not transcript.query(".earlier"))
+
+
+async def test_opening_a_conversation_reads_only_its_newest_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the transcript holds is what it shows: opening never reads the whole branch,
+    or all its files (a test double fails if it does)."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    conversation = store.create_conversation(bot.id, "long")
+    for number in range(PAGE + 10):
+        store.add_message(conversation.id, "user", f"question {number}")
+
+    def whole(self: Store, conversation_id: int) -> None:
+        raise AssertionError("opening read the whole conversation")
+
+    for name in ("messages", "all_messages", "attachment_labels"):
+        monkeypatch.setattr(Store, name, whole)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        shown = [m.message_text for m in app.screen.query_one(Transcript).query(UserMessage)]
+        assert shown == [f"question {n}" for n in range(10, PAGE + 10)]
 
 
 async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> None:

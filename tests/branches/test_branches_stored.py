@@ -12,6 +12,7 @@ from byok_tui.storage import db
 from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import export_all, import_all
 from tests.support.old_database import old_database
+from tests.support.stored import alternatives
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def test_a_regenerated_reply_is_an_alternative_and_switching_shows_its_branch(
     store.branch_from(chat.id, question.id)  # answer Q1 again
     second = store.add_message(chat.id, "assistant", "A2")
     assert texts(store, chat.id) == ["Q1", "A2"]
-    assert store.alternatives(chat.id) == {first.id: (1, 2), second.id: (2, 2)}
+    assert alternatives(store, chat.id) == {first.id: (1, 2), second.id: (2, 2)}
 
     assert store.sibling(second.id, -1) == first.id
     assert store.sibling(second.id, 1) is None
@@ -51,7 +52,7 @@ def test_an_edited_first_message_is_a_second_first_message(store: Store) -> None
     store.branch_from(chat.id, original.parent_id)
     edited = store.add_message(chat.id, "user", "Hello there")
     assert texts(store, chat.id) == ["Hello there"]
-    assert store.alternatives(chat.id) == {original.id: (1, 2), edited.id: (2, 2)}
+    assert alternatives(store, chat.id) == {original.id: (1, 2), edited.id: (2, 2)}
     store.switch_to(original.id)
     assert texts(store, chat.id) == ["Hello", "Hi"]
 
@@ -67,7 +68,7 @@ def test_a_database_from_before_branches_keeps_every_conversation_as_it_was(
     messages = upgraded.messages(conversation.id)
     assert [m.content for m in messages] == ["Q1", "A1", "Q2", "A2"]
     assert [m.parent_id for m in messages] == [None, *(m.id for m in messages[:-1])]
-    assert upgraded.alternatives(conversation.id) == {}
+    assert alternatives(upgraded, conversation.id) == {}
 
 
 def test_export_and_import_carry_every_branch_and_the_one_on_screen(
@@ -89,7 +90,7 @@ def test_export_and_import_carry_every_branch_and_the_one_on_screen(
     import_all(elsewhere, exported)
     [imported] = elsewhere.conversations(elsewhere.bots()[0].id)
     assert texts(elsewhere, imported.id) == ["Q1", "A1"]
-    assert sorted(elsewhere.alternatives(imported.id).values()) == [(1, 2), (2, 2)]
+    assert sorted(alternatives(elsewhere, imported.id).values()) == [(1, 2), (2, 2)]
     assert len(elsewhere.all_messages(imported.id)) == 3
     import_all(elsewhere, exported)  # the same file again changes nothing
     assert len(elsewhere.all_messages(imported.id)) == 3

@@ -15,6 +15,7 @@ from byok_tui.services import open_services, open_store
 from byok_tui.storage.foreign import ForeignFormatError, import_foreign
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
+from tests.support.stored import alternatives
 
 EXPORTS = Path(__file__).parent / "exports"
 CHATGPT = EXPORTS / "chatgpt_conversations.json"
@@ -62,7 +63,7 @@ def test_chatgpt_every_branch_is_kept_and_the_current_one_is_shown() -> None:
     [bot] = [b for b in db.bots() if b.name == "ChatGPT"]
     [lisbon] = [c for c in db.conversations(bot.id) if c.title == "Lisbon trip"]
     texts = {m.id: m.content for m in db.all_messages(lisbon.id)}
-    places = {texts[i]: place for i, place in db.alternatives(lisbon.id).items()}
+    places = {texts[i]: place for i, place in alternatives(db, lisbon.id).items()}
     assert places == {"Plan a trip": (1, 2), "Plan a 3-day trip to Lisbon": (2, 2)}
     reply = db.messages(lisbon.id)[1]
     assert (reply.provider, reply.model) == ("openai", "gpt-4o")

@@ -59,9 +59,9 @@ def test_the_walk_back_reads_the_branch_on_screen_and_stops_once_past_the_room()
     store.branch_from(conversation.id, ids[19])  # an alternative to message 21 onwards
     other = store.add_message(conversation.id, "user", "the other branch").id
 
-    newest, whole = store.recent_messages(conversation.id, 250)
+    newest, whole = store.branch.recent_messages(conversation.id, 250)
     assert [m.id for m in newest] == [*ids[17:20], other]
     assert not whole
-    everything, whole = store.recent_messages(conversation.id, 1_000_000)
+    everything, whole = store.branch.recent_messages(conversation.id, 1_000_000)
     assert [m.id for m in everything] == [*ids[:20], other] and whole
-    assert store.branch_length(conversation.id) == 21
+    assert store.branch.branch_length(conversation.id) == 21

@@ -17,6 +17,7 @@ from byok_tui.providers.types import ListedModel, Role
 from byok_tui.records import BotConfig, Conversation
 from byok_tui.registry import get_provider
 from byok_tui.services import model_cache, open_services, open_store
+from byok_tui.storage.branch import BranchReader
 from byok_tui.storage.store import Store
 from tests.support.family_replies import FAMILIES, family_reply
 from tests.support.provider_client import client_for
@@ -132,17 +133,24 @@ async def test_the_database_is_read_and_written_off_the_event_loop(
     server.reply_with(family_reply("openai", "ok"))
     loop_thread = threading.current_thread()
     on_the_loop: list[str] = []
-    for name in ("recent_messages", "attachments_of", "add_message", "branch_from", "message"):
-        original = getattr(Store, name)
+    watched_methods = [
+        (BranchReader, "recent_messages"),
+        (BranchReader, "attachments_of"),
+        (Store, "add_message"),
+        (Store, "branch_from"),
+        (Store, "message"),
+    ]
+    for owner, name in watched_methods:
+        original = getattr(owner, name)
 
         def watched(
-            self: Store, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
+            self: object, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
         ) -> Any:
             if threading.current_thread() is loop_thread:
                 on_the_loop.append(_name)
             return _original(self, *args, **kwargs)
 
-        monkeypatch.setattr(Store, name, watched)
+        monkeypatch.setattr(owner, name, watched)
 
     def whole_branch(self: Store, conversation_id: int) -> None:
         raise AssertionError("a send read the whole branch")

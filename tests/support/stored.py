@@ -29,3 +29,10 @@ def add_cut_reply(
         error_message=error_message,
     )
     return store.message(cut.id)
+
+
+def alternatives(store: Store, conversation_id: int) -> dict[int, tuple[int, int]]:
+    """Every message of the conversation (any branch) that has alternatives: its place among
+    them and how many there are, as the transcript reads them."""
+    every = [m.id for m in store.all_messages(conversation_id)]
+    return store.branch.alternatives_of(every)
