@@ -264,6 +264,87 @@ async def bench_history(work: Path, quick: bool) -> tuple[Result, float]:
     return result, max(growths)
 
 
+def _with_large_reply(root: Path, megabytes: float) -> dict[str, str]:
+    """A 10-message conversation whose last reply is `megabytes` of a model's Markdown."""
+    from benchmarks.server import reply_pieces
+    from byok_tui.storage.store import Store
+
+    env = make_home(root, 1, 10)
+    store = Store(Path(env["BYOK_TUI_HOME"]) / "data" / "byok-tui.sqlite3")
+    [conversation] = store.conversations(store.bots()[0].id)
+    text = "".join(reply_pieces(int(megabytes * 1_000_000 / 7)))  # ~7 characters a piece
+    store.add_message(conversation.id, "user", "Write a very long answer")
+    store.add_message(conversation.id, "assistant", text)
+    store.close()
+    return env
+
+
+async def _open_large(env: dict[str, str]) -> tuple[float, float]:
+    """Open until the last reply's end is drawn and on screen; the longest the
+    event loop stalled meanwhile (keys typed then wait that long)."""
+    from byok_tui.widgets.markdown_text import MarkdownText
+    from byok_tui.widgets.transcript import ReplyView, Transcript
+
+    with environment(env):
+        started = time.perf_counter()
+        app = await _app_session(env)
+        async with app.run_test(size=(120, 40)):
+            monitor = StallMonitor()
+            monitor.start()
+            transcript = (await _chat_screen(app)).query_one(Transcript)
+            while (
+                not transcript.query(ReplyView)
+                or len(transcript.query(ReplyView).last().query(MarkdownText)) == 0
+            ):
+                await asyncio.sleep(0.005)
+            body = transcript.query(ReplyView).last().query_one(MarkdownText)
+
+            def end_drawn() -> bool:
+                """The reply's last lines drawn at its width, scrolled into view."""
+                if getattr(body, "pending", False) or body.live.width != body.size.width:
+                    return False
+                return transcript.max_scroll_y > 0 and transcript.scroll_y >= (
+                    transcript.max_scroll_y - 1
+                )
+
+            while not end_drawn():
+                transcript.scroll_end(animate=False)
+                await asyncio.sleep(0.005)
+            opened = time.perf_counter() - started
+            await asyncio.sleep(0.5)  # what is laid out after it is on screen counts too
+            monitor.stop()
+            return opened, monitor.longest
+
+
+async def bench_large_reply(work: Path, quick: bool) -> Result:
+    """Opening a conversation whose last reply is 1 MB and 3 MB of Markdown, against one of
+    10 short messages."""
+    sizes = (0.1,) if quick else (1.0, 3.0)
+    small = make_home(work / "large-small", 1, 10)
+    await _open_large(small)  # warm imports
+    short = [await _open_large(small) for _ in range(1 if quick else 3)]
+    base = statistics.median(r[0] for r in short)
+    base_stall = statistics.median(r[1] for r in short)
+    figures, opens, stalls = [], [], []
+    for megabytes in sizes:
+        env = _with_large_reply(work / f"large-{megabytes}", megabytes)
+        runs = [await _open_large(env) for _ in range(1 if quick else 3)]
+        opened = statistics.median(r[0] for r in runs)
+        stall = statistics.median(r[1] for r in runs)
+        opens.append(opened)
+        stalls.append(stall)
+        figures.append(f"{megabytes:g} MB: {_ms(opened)}, stall {_ms(stall)}")
+    return Result(
+        11,
+        "open a conversation whose last reply is 1 MB / 3 MB of Markdown; the longest stall",
+        "; ".join(figures),
+        f"10 short messages {_ms(base)}, stall {_ms(base_stall)}",
+        max(opens) / base,
+        "open <= 1 s, stall within 50 ms of the short conversation's",
+        max(opens) <= 1.0 and max(stalls) < base_stall + 0.05,
+    )
+
+
 def bench_usage(work: Path, quick: bool) -> Result:
     """`byok-tui usage`'s query over 100,000 priced replies, against 1,000."""
     import sqlite3
@@ -540,6 +621,8 @@ async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result
         results.append(await bench_typing(work, quick))
     if 10 in only:
         results.append(await bench_send_in_long(work, quick))
+    if 11 in only:
+        results.append(await bench_large_reply(work, quick))
     return results
 
 
@@ -555,12 +638,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 11),
+        choices=range(1, 12),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 11))
+    only = set(args.only or range(1, 12))
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)

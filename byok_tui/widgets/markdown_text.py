@@ -11,6 +11,7 @@ mount cost a layout of its own once it completed.
 
 from __future__ import annotations
 
+import functools
 import io
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
@@ -41,6 +43,11 @@ BURST_CHARS = 2000
 BURST_QUIET = 0.25  # seconds without a burst before deferred parts are rendered
 SETTLE_BUDGET = 0.008  # seconds of deferred rendering per turn of the event loop
 SETTLE_PAUSE = 0.02  # between those turns, so keys and new text go first
+# Text given whole beyond this (a stored reply) is split into blocks in a worker thread and
+# drawn from its end, the rest as it scrolls into view or a few milliseconds at a time:
+# parsing a megabyte of Markdown took ~0.1 s and laying it out in one go ~1.5 s, with
+# every key waiting.
+LARGE_CHARS = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -163,6 +170,7 @@ class Part:
         self.deferred = deferred
         self.lines: list[Strip] = []
         self.width = -1  # the width `lines` were rendered at
+        self.estimate = (-1, 0)  # (width, estimated height) while deferred
         self.styled: list[Strip | None] = []  # `lines` with the drawing's base style, when drawn
 
     def set_text(self, text: str, *, continued: bool) -> None:
@@ -176,14 +184,24 @@ class MarkdownText(Widget):
     it is kept where they were.
     """
 
-    DEFAULT_CSS = "MarkdownText { height: auto; }"
+    DEFAULT_CSS = "MarkdownText { height: auto; } MarkdownText.-pending { color: $text-muted; }"
     virtual_size = virtual_size_set_by_layout()
+
+    @dataclass
+    class Split(Message, bubble=False):
+        """Text given whole was split into parts (`texts`) and what stays live."""
+
+        texts: list[str]
+        live: str
 
     def __init__(self, text: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.text = text
         self.frozen: list[Part] = []
-        self.live = Part(text, continued=False)  # the text after the frozen parts
+        # Large text is split in a worker first (pending); text appended meanwhile waits.
+        self.pending = len(text) > LARGE_CHARS
+        self._appended_while_pending = ""
+        self.live = Part("" if self.pending else text, continued=False)
         self._offsets: list[int] = [0]  # the first line of each part, then the total
         self._offsets_width = -1  # the width _offsets were worked out at
         self._offsets_stale = True  # a part changed: work them out again at the next layout
@@ -196,8 +214,40 @@ class MarkdownText(Widget):
     def parts(self) -> list[Part]:
         return [*self.frozen, self.live]
 
+    def on_mount(self) -> None:
+        if self.pending:
+            self.set_class(True, "-pending")
+            self.run_worker(functools.partial(self._split, self.text), thread=True)
+
+    def _split(self, text: str) -> None:
+        """In a worker thread: the blocks of `text`, grouped into parts."""
+        blocks, rest = finished_blocks(text)
+        texts, leftover = group_blocks(blocks)
+        self.post_message(self.Split(texts, leftover + rest))
+
+    def on_markdown_text_split(self, message: Split) -> None:
+        """Parts off screen are rendered when they scroll into view, or a few milliseconds
+        at a time, newest first; the end, where the reader is, at once."""
+        self.pending = False
+        self.set_class(False, "-pending")
+        self.frozen = self._frozen(message.texts, after=message.live, defer=True)
+        if any(part.deferred for part in self.frozen):
+            self._settle_later()
+        self.live.set_text(message.live, continued=bool(self.frozen))
+        appended, self._appended_while_pending = self._appended_while_pending, ""
+        if appended:
+            self._grow(appended)
+        self._offsets_stale = True
+        self.refresh(layout=True)
+
     def append(self, text: str) -> None:
         self.text += text
+        if self.pending:
+            self._appended_while_pending += text
+            return
+        self._grow(text)
+
+    def _grow(self, text: str) -> None:
         blocks, rest = finished_blocks(self.live.text + text)
         texts, leftover = group_blocks(blocks)
         if texts:
@@ -252,8 +302,14 @@ class MarkdownText(Widget):
 
     def _height(self, part: Part, width: int) -> int:
         if part.deferred:
-            return estimated_height(part.text, width)
+            return self._estimate(part, width)
         return len(self._lines(part, width))
+
+    @staticmethod
+    def _estimate(part: Part, width: int) -> int:
+        if part.estimate[0] != width:  # worked out once: a reply may have thousands of parts
+            part.estimate = (width, estimated_height(part.text, width))
+        return part.estimate[1]
 
     def line_offsets(self, width: int) -> list[int]:
         """The first line of each part at `width`, then the number of lines, as last laid
@@ -263,10 +319,22 @@ class MarkdownText(Widget):
         return self._offsets
 
     def _lay_out(self, width: int) -> None:
+        if -1 < self._offsets_width != width and len(self.text) > LARGE_CHARS:
+            # At a new width, a long text is drawn again as it comes into view, and the rest
+            # a few milliseconds at a time: all of a megabyte at once froze the screen ~1.5 s.
+            # Its last two screenfuls, where the reader is, are drawn at once.
+            below = self._estimate(self.live, width)
+            for part in reversed(self.frozen):
+                if below > 2 * self.app.size.height and part.width != width:
+                    part.deferred = True
+                below += self._estimate(part, width)
+            self._settle_later()
         self._offsets = [0, *accumulate(self._height(part, width) for part in self.parts)]
         self._offsets_width, self._offsets_stale = width, False
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.pending:
+            return 1
         if self._offsets_stale or width != self._offsets_width:
             self._lay_out(width)
         return self._offsets[-1]
@@ -284,6 +352,10 @@ class MarkdownText(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        if self.pending:
+            size = f"{len(self.text) / 1_000_000:.1f} MB"
+            waiting = Segment(f"Laying out {size} of Markdown…", self._base)
+            return Strip([waiting]).adjust_cell_length(width, self._base)
         offsets = self.line_offsets(width)
         parts = self.parts
         index = bisect_right(offsets, y) - 1
@@ -341,7 +413,9 @@ class MarkdownText(Widget):
     def _settle_some(self) -> None:
         """Render deferred parts, newest first, a few milliseconds at a time."""
         self._settle_timer = None
-        if monotonic() < self._burst_until:
+        if monotonic() < self._burst_until or len(self._offsets) - 2 < len(self.frozen):
+            # Text still pouring in, or parts not laid out yet (settling those would only
+            # leave them for the next layout to render, all at once): later.
             self._settle_later()
             return
         started = perf_counter()

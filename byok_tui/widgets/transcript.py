@@ -28,7 +28,7 @@ from byok_tui.records import Message as StoredMessage
 from byok_tui.records import TranscriptPage
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.widgets.code_copies import ReplyMeta, copy_wanted
-from byok_tui.widgets.markdown_text import MarkdownText, code_blocks
+from byok_tui.widgets.markdown_text import LARGE_CHARS, CodeBlock, MarkdownText, code_blocks
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
@@ -181,16 +181,41 @@ class ReplyView(Vertical, can_focus=True):
         if self.reasoning:
             yield self._reasoning_view()
         yield MarkdownText(self.content, classes="body")
-        # Stored: whole, so its code blocks are final.
-        blocks = code_blocks(self.content) if self.message_id is not None else []
-        yield ReplyMeta(self._meta, blocks)
+        # Stored: whole, so its code blocks are final (a large reply's are found on mount).
+        stored = self.message_id is not None and len(self.content) <= LARGE_CHARS
+        yield ReplyMeta(self._meta, code_blocks(self.content) if stored else [])
         if self._continuable:
             yield self._continue_button()
 
+    def on_mount(self) -> None:
+        if self.message_id is not None and len(self.content) > LARGE_CHARS:
+            self._find_code_blocks()
+
+    @dataclass
+    class CodeBlocksFound(Message, bubble=False):
+        blocks: list[CodeBlock]
+
     def show_code_copies(self) -> None:
-        """The reply has ended: its code blocks get their copy targets."""
-        if self.children:  # else compose gives them
+        """The reply has ended: its code blocks get their copy targets (found in a worker
+        thread in a large reply: parsing a megabyte of Markdown takes ~0.1 s)."""
+        if not self.query(ReplyMeta):
+            return  # not composed yet: compose gives them
+        if len(self.content) > LARGE_CHARS:
+            self._find_code_blocks()
+        else:
             self.query_one(ReplyMeta).set_blocks(code_blocks(self.content))
+
+    def _find_code_blocks(self) -> None:
+        content = self.content
+        self.run_worker(
+            lambda: self.post_message(self.CodeBlocksFound(code_blocks(content))),
+            thread=True,
+            group="code-blocks",
+        )
+
+    def on_reply_view_code_blocks_found(self, message: CodeBlocksFound) -> None:
+        for meta in self.query(ReplyMeta):
+            meta.set_blocks(message.blocks)
 
     def action_copy_code(self) -> None:
         blocks = code_blocks(self.content)

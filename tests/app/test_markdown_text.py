@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from byok_tui.widgets.markdown_text import (
     BURST_CHARS,
     BURST_QUIET,
+    LARGE_CHARS,
     SETTLE_CHARS,
     MarkdownText,
     Part,
@@ -167,3 +168,47 @@ def test_the_height_estimate_wraps_each_source_line() -> None:
     assert estimated_height("", 40) == 0
     assert estimated_height("short\n\nline", 40) == 3
     assert estimated_height("x" * 81, 40) == 3
+
+
+async def test_a_large_text_given_whole_is_split_off_the_event_loop_and_drawn_from_its_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stored reply of megabytes: its blocks are found in a worker thread (the screen says
+    it is laying them out meanwhile), its end is drawn first, the rest a few milliseconds at
+    a time, and all of it ends up drawn exactly as the whole reply; text appended meanwhile
+    (a continuation) follows it."""
+    import threading
+
+    from byok_tui.widgets import markdown_text
+
+    text = whole_paragraphs(1_000)  # some 55,000 characters
+    assert len(text) > LARGE_CHARS
+    threads: list[threading.Thread] = []
+    split = markdown_text.finished_blocks
+
+    def watched(given: str) -> tuple[list[str], str]:
+        threads.append(threading.current_thread())
+        return split(given)
+
+    monkeypatch.setattr(markdown_text, "finished_blocks", watched)
+
+    class Large(App[None]):
+        def compose(self) -> ComposeResult:
+            with VerticalScroll():
+                yield MarkdownText(text)
+
+    app = Large()
+    async with app.run_test(size=(70, 20)) as pilot:
+        widget = app.query_one(MarkdownText)
+        if widget.pending:
+            assert drawn(widget)[0].startswith("Laying out 0.1 MB of Markdown")
+        widget.append("The **end**.\n")
+        await wait_for(pilot, lambda: not widget.pending)
+        assert threads[0] is not threading.main_thread()
+        assert widget.frozen and any(part.deferred for part in widget.frozen)
+        assert not widget.frozen[-1].deferred, "the end, where the reader is, at once"
+        await wait_for(pilot, lambda: not any(part.deferred for part in widget.parts))
+        await pilot.pause()
+        whole = text + "The **end**.\n"
+        assert widget.text == whole
+        assert drawn(widget) == rendered_at_once(whole, widget.size.width)

@@ -15,7 +15,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.code_copies import GAP, ReplyMeta
-from byok_tui.widgets.markdown_text import CodeBlock, code_blocks
+from byok_tui.widgets.markdown_text import LARGE_CHARS, CodeBlock, code_blocks
 from byok_tui.widgets.transcript import ReplyView
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import app_answered_by, replying, send, settle, wait_for
@@ -149,3 +149,22 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
         aim = label_at(row, 0)
         row.post_message(Click(row, aim.x, aim.y, 0, 0, 1, False, False, False))
         await copied(pilot, app, "make test\n")
+
+
+async def test_a_large_stored_replys_code_blocks_are_found_and_get_their_targets() -> None:
+    """A reply of megabytes has its code blocks found in a worker thread: the targets come
+    once they are found, the same as for a short reply."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "Code")
+    store.add_message(conversation.id, "user", "How?")
+    padding = "A paragraph of prose that says a little about the code.\n\n" * 400
+    assert len(padding + REPLY) > LARGE_CHARS
+    store.add_message(conversation.id, "assistant", padding + REPLY)
+    app = app_answered_by(FakeProviders())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(targets(app)))
+        assert targets(app) == [
+            GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
+        ]
