@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from benchmarks.server import bench_server
 from benchmarks.support import (
     PYTHON,
     StallMonitor,
+    Terminal,
     environment,
     launch_until,
     make_home,
@@ -345,6 +347,83 @@ async def bench_large_reply(work: Path, quick: bool) -> Result:
     )
 
 
+ECHO_KEYS = "ЖЗИЙКЛМНПФЦЧШЩЭЮЯ"  # drawn by nothing but the composer: each is seen once typed
+
+
+def _paced_app_round(env: dict[str, str], server: Any, typing: bool) -> tuple[float, list[float]]:
+    """One paced reply in the app in a terminal: the CPU it used from Enter until the reply
+    ended and was drawn; with `typing`, the echo of a key typed every 0.4 s meanwhile."""
+    terminal = Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
+    try:
+        terminal.wait_for(b"Enter sends")
+        terminal.drain(1.0)  # the start-up's own work (the local runtime's probe) is over
+        for key in "hello":
+            os.write(terminal.leader, key.encode())
+        terminal.drain(0.3)
+        count = len(server.last_byte)
+        cpu = terminal.cpu_seconds()
+        os.write(terminal.leader, b"\r")
+        echoes: list[float] = []
+        keys = iter(ECHO_KEYS * 8)
+        while len(server.last_byte) == count:
+            if typing and len(server.first_byte) > count:
+                echoes.append(terminal.echo(next(keys)))
+            terminal.drain(0.4)
+        terminal.drain(0.3)  # the last text drawn, the line under it updated
+        return terminal.cpu_seconds() - cpu, echoes
+    finally:
+        terminal.close()
+
+
+def bench_paced_stream(work: Path, quick: bool) -> Result:
+    """A 2,000-token reply paced at 190 tokens a second (about 10.5 s, a fast model's pace)
+    in the app in a 120x40 terminal: its CPU time against a plain-text client printing the
+    same stream; and the echo of keys typed meanwhile against keys typed when idle."""
+    tokens, rate = (200, 190.0) if quick else (2_000, 190.0)
+    env = make_home(work / "paced", 1, 2)
+    with bench_server() as server:
+        server.reply_with(tokens, rate)
+        env["BYOK_TUI_OPENAI_BASE_URL"] = f"{server.base_url}/v1"
+        report = work / "plain-cpu.txt"
+        plain = Terminal(
+            [
+                PYTHON,
+                str(HERE / "plain_consumer.py"),
+                f"{server.base_url}/v1/chat/completions",
+                str(report),
+            ],
+            env,
+            (120, 40),
+        )
+        while plain.proc.poll() is None:
+            plain.read(0.05)
+        plain.close()
+        plain_cpu = float(report.read_text())
+        app_cpu, _ = _paced_app_round(env, server, typing=False)
+        _, echoes = _paced_app_round(env, server, typing=True)
+        terminal = Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
+        try:
+            terminal.wait_for(b"Enter sends")
+            terminal.drain(1.0)
+            idle = []
+            for key in ECHO_KEYS[:8]:
+                idle.append(terminal.echo(key))
+                terminal.drain(0.2)
+        finally:
+            terminal.close()
+    idle_median = statistics.median(idle)
+    echo_median, echo_max = statistics.median(echoes), max(echoes)
+    return Result(
+        12,
+        f"a {tokens:,}-token reply paced at {rate:.0f} tokens/s: app CPU; key echo meanwhile",
+        f"CPU {app_cpu:.2f} s; echo median {_ms(echo_median)}, max {_ms(echo_max)}",
+        f"plain-text client CPU {plain_cpu:.2f} s; idle echo {_ms(idle_median)}",
+        app_cpu / plain_cpu if plain_cpu else None,
+        "CPU <= 1.2 s (llm's CLI: 0.78 s), echo max <= idle + 10 ms",
+        app_cpu <= 1.2 and echo_max <= idle_median + 0.010,
+    )
+
+
 def bench_usage(work: Path, quick: bool) -> Result:
     """`byok-tui usage`'s query over 100,000 priced replies, against 1,000."""
     import sqlite3
@@ -638,12 +717,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 12),
+        choices=range(1, 13),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 12))
+    only = set(args.only or range(1, 13))
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)
@@ -657,6 +736,8 @@ def main() -> int:
             results.append(bench_usage(work, args.quick))
         if 9 in only:
             results.append(bench_search(work, args.quick))
+        if 12 in only:
+            results.append(bench_paced_stream(work, args.quick))
     if 6 in only:
         results.append(
             Result(

@@ -62,11 +62,12 @@ class BenchServer:
         self._seen: dict[str, list[float]] = {"arrival": [], "first": [], "last": []}
         self._keys: list[str] = []
 
-    def reply_with(self, tokens: int) -> None:
-        """Each following request gets a `tokens`-token reply."""
+    def reply_with(self, tokens: int, per_second: float = 0.0) -> None:
+        """Each following request gets a `tokens`-token reply, as fast as it can be sent or
+        (`per_second`) paced as a model writes."""
         host, port = self.base_url.removeprefix("http://").split(":")
         connection = HTTPConnection(host, int(port), timeout=10)
-        connection.request("GET", f"/_reply?tokens={tokens}")
+        connection.request("GET", f"/_reply?tokens={tokens}&per_second={per_second}")
         connection.getresponse().read()
         connection.close()
 
@@ -105,6 +106,7 @@ class BenchServer:
 
 def _serve(reports: Connection, port_out: Connection) -> None:
     reply = token_stream(1)
+    pause = 0.0  # between two tokens, when paced
     sending = threading.Lock()
 
     def report(kind: str, key: str = "") -> None:
@@ -116,8 +118,11 @@ def _serve(reports: Connection, port_out: Connection) -> None:
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
-            nonlocal reply
-            reply = token_stream(int(self.path.rpartition("=")[2]))
+            nonlocal reply, pause
+            asked = dict(part.split("=") for part in self.path.partition("?")[2].split("&"))
+            reply = token_stream(int(asked["tokens"]))
+            rate = float(asked.get("per_second", 0))
+            pause = 1 / rate if rate else 0.0
             self.send_response(204)
             self.end_headers()
 
@@ -128,7 +133,10 @@ def _serve(reports: Connection, port_out: Connection) -> None:
             self.send_header("content-type", "text/event-stream")
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()  # the connection stays open for the next request
+            started = time.perf_counter()
             for index, event in enumerate(reply):
+                if pause:  # on a schedule, so that a late write does not slow the rest
+                    time.sleep(max(0.0, started + index * pause - time.perf_counter()))
                 self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
                 self.wfile.flush()
                 if index == 0:

@@ -97,6 +97,74 @@ def rss_mb(pid: int | None = None) -> float:
     return int(line.split()[1]) / 1024
 
 
+class Terminal:
+    """A program running in a pseudo-terminal of its own: what it draws is read (and kept,
+    the last 64 KiB), keys are typed into it, and its CPU time is read from /proc."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], size: tuple[int, int]) -> None:
+        self.leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(follower)
+        self.seen = b""
+
+    def read(self, seconds: float) -> bytes:
+        """What it draws in the next `seconds` (at most)."""
+        got = b""
+        ready, _, _ = select.select([self.leader], [], [], seconds)
+        if ready:
+            with contextlib.suppress(OSError):
+                got = os.read(self.leader, 65536)
+        self.seen = (self.seen + got)[-65536:]
+        return got
+
+    def drain(self, seconds: float) -> None:
+        """Read what it draws for `seconds`."""
+        until = time.perf_counter() + seconds
+        while (left := until - time.perf_counter()) > 0:
+            self.read(left)
+
+    def wait_for(self, marker: bytes, timeout: float = 30) -> float:
+        """When `marker` was drawn (perf_counter)."""
+        deadline = time.perf_counter() + timeout
+        while marker not in self.seen:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"never drew {marker!r}")
+            self.read(0.05)
+        return time.perf_counter()
+
+    def echo(self, key: str, timeout: float = 5) -> float:
+        """Type `key` (one that nothing else draws); seconds until it is drawn."""
+        self.seen = b""
+        typed = time.perf_counter()
+        os.write(self.leader, key.encode())
+        self.wait_for(key.encode(), timeout)
+        return time.perf_counter() - typed
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time it has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        os.close(self.leader)
+
+
 def launch_until(
     argv: list[str],
     env: dict[str, str],
@@ -108,43 +176,14 @@ def launch_until(
     """Start `argv` in a pseudo-terminal of `size`. Seconds until `marker` is drawn, seconds
     until `then` is drawn (the same when there is none), and the process's resident memory
     (MB) at that last moment."""
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        argv,
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-        start_new_session=True,
-        close_fds=True,
-    )
-    os.close(follower)
-    seen = b""
-    marks: list[float] = []
+    terminal = Terminal(argv, env, size)
     try:
-        for wanted in (marker, then or marker):
-            while wanted not in seen:
-                if time.perf_counter() - started > timeout:
-                    raise TimeoutError(f"{argv[-1]} never drew {wanted!r}")
-                ready, _, _ = select.select([leader], [], [], 0.05)
-                if ready:
-                    try:
-                        seen = seen[-4096:] + os.read(leader, 65536)
-                    except OSError:
-                        break
-            marks.append(time.perf_counter() - started)
-        memory = rss_mb(proc.pid)
+        marks = [terminal.wait_for(marker, timeout) - started]
+        marks.append(terminal.wait_for(then or marker, timeout) - started)
+        memory = rss_mb(terminal.proc.pid)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        os.close(leader)
+        terminal.close()
     return marks[0], marks[1], memory
 
 

@@ -260,7 +260,15 @@ class MarkdownText(Widget):
             live = leftover + rest
         else:
             live = self.live.text + text
+        width = self._offsets_width
+        unchanged = not texts and not self._offsets_stale and self.live.width == width > 0
+        lines_before = len(self.live.lines)
         self.live.set_text(live, continued=bool(self.frozen))
+        if unchanged and len(self._lines(self.live, width)) == lines_before:
+            # As tall as before (the new words fit on the last line): a repaint of this
+            # widget, not a layout of the whole screen (most of a frame's cost).
+            self.refresh()
+            return
         self._offsets_stale = True
         self.refresh(layout=True)
 

@@ -212,3 +212,32 @@ async def test_a_large_text_given_whole_is_split_off_the_event_loop_and_drawn_fr
         whole = text + "The **end**.\n"
         assert widget.text == whole
         assert drawn(widget) == rendered_at_once(whole, widget.size.width)
+
+
+async def test_words_that_fit_on_the_last_line_repaint_the_reply_without_a_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A layout of the whole screen is most of a frame's cost: text that leaves the reply as
+    tall as it was only repaints it, and it still draws what the whole reply draws."""
+    app = OneText()
+    async with app.run_test(size=(70, 20)) as pilot:
+        widget = app.query_one(MarkdownText)
+        widget.append("A first line that")
+        await pilot.pause()
+        layouts: list[bool] = []
+        refresh = MarkdownText.refresh
+
+        def watched(
+            self: MarkdownText, *args: object, layout: bool = False, **kw: object
+        ) -> object:
+            layouts.append(layout)
+            return refresh(self, *args, layout=layout, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(MarkdownText, "refresh", watched)
+        widget.append(" goes on")
+        assert layouts == [False], "as tall as before: a repaint"
+        widget.append(" and on" * 20)
+        assert layouts[-1] is True, "taller: a layout"
+        await pilot.pause()
+        whole = "A first line that goes on" + " and on" * 20
+        assert drawn(widget) == rendered_at_once(whole, widget.size.width)
