@@ -347,6 +347,28 @@ async def bench_large_reply(work: Path, quick: bool) -> Result:
     )
 
 
+async def bench_many_conversations(work: Path, quick: bool) -> Result:
+    """Opening the app on a bot with 10,000 conversations, against one with 10."""
+    size = 500 if quick else 10_000
+    small = make_home(work / "conversations-small", 10, 2)
+    large = make_home(work / "conversations-large", size, 2)
+    await _open_time(small)  # warm imports
+    base, many = [], []
+    for _ in range(1 if quick else 3):  # alternated: the machine's load weighs on both alike
+        base.append(await _open_time(small))
+        many.append(await _open_time(large))
+    ratio = statistics.median(many) / statistics.median(base)
+    return Result(
+        13,
+        f"open the app on a bot with {size:,} conversations",
+        _ms(statistics.median(many)),
+        f"10 conversations {_ms(statistics.median(base))}",
+        ratio,
+        "ratio <= 1.2",
+        ratio <= 1.2,
+    )
+
+
 ECHO_KEYS = "ЖЗИЙКЛМНПФЦЧШЩЭЮЯ"  # drawn by nothing but the composer: each is seen once typed
 
 
@@ -702,6 +724,8 @@ async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result
         results.append(await bench_send_in_long(work, quick))
     if 11 in only:
         results.append(await bench_large_reply(work, quick))
+    if 13 in only:
+        results.append(await bench_many_conversations(work, quick))
     return results
 
 
@@ -717,12 +741,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 13),
+        choices=range(1, 14),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 13))
+    only = set(args.only or range(1, 14))
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)

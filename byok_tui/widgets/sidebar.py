@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # the first frame draws the sidebar before the database modul
     from byok_tui.records import Bot, Conversation
 
 
+CONVERSATIONS_SHOWN = 200  # at first, and more each time older ones are asked for
+
+
 class Sidebar(VerticalScroll):
     DEFAULT_CSS = """
     Sidebar { width: 30; border-right: vkey $foreground 20%; }
@@ -50,6 +53,11 @@ class Sidebar(VerticalScroll):
 
         kind: str  # "bot" or "conv"
         item_id: int
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._conversations: list[Conversation] = []  # the bot's, newest first
+        self._shown = CONVERSATIONS_SHOWN  # how many of them the list holds
 
     def compose(self) -> ComposeResult:
         # Compact: no border, focused or not. A border drawn on focus would move every row
@@ -100,10 +108,23 @@ class Sidebar(VerticalScroll):
         self._replace("#bots", options, f"bot:{current}")
 
     def show_conversations(self, conversations: list[Conversation], current: int | None) -> None:
-        options = [Option(Text(c.title or "Untitled"), id=f"conv:{c.id}") for c in conversations]
+        """The newest conversations (as far back as `current`), and an option that shows
+        older ones: a list of 10,000 took the option list ~0.8 s to measure."""
+        self._conversations = conversations
+        at = next((i for i, c in enumerate(conversations) if c.id == current), 0)
+        self._shown = max(CONVERSATIONS_SHOWN, at + 1)
+        self._fill_conversations(f"conv:{current}" if current else None)
+
+    def _fill_conversations(self, highlight: str | None) -> None:
+        shown = self._conversations[: self._shown]
+        options = [Option(Text(c.title or "Untitled"), id=f"conv:{c.id}") for c in shown]
         if not options:
             options = [Option(Text("(none yet)", style="dim"), id="conv:none", disabled=True)]
-        self._replace("#conversations", options, f"conv:{current}" if current else None)
+        older = len(self._conversations) - len(shown)
+        if older > 0:
+            label = Text(f"Show older conversations ({older:,} more)", style="dim italic")
+            options.append(Option(label, id="conv:older"))
+        self._replace("#conversations", options, highlight)
 
     def _replace(self, selector: str, options: list[Option], highlight: str | None) -> None:
         option_list = self.query_one(selector, OptionList)
@@ -130,5 +151,9 @@ class Sidebar(VerticalScroll):
             self.post_message(self.ProviderChosen(value))
         elif kind == "bot":
             self.post_message(self.BotChosen(int(value)))
+        elif kind == "conv" and value == "older":
+            first_older = self._conversations[self._shown].id
+            self._shown += CONVERSATIONS_SHOWN
+            self._fill_conversations(f"conv:{first_older}")
         elif kind == "conv" and value != "none":
             self.post_message(self.ConversationChosen(int(value)))
