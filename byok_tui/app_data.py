@@ -306,13 +306,26 @@ class AppData:
         return estimate(config.provider, config.model, texts).line()
 
     def earlier_page(self, conversation_id: int, before: int, down_to: int = 0) -> TranscriptPage:
-        """The page of messages before the message `before` in the branch on screen; with
-        `down_to`, every message from that one on (a search hit to show)."""
+        """The page of messages before the message `before` in the branch on screen. With
+        `down_to` (a message to show): every message from that one on, when it is at most
+        REVEAL_SPAN back; else a page from it on (`later`: newer ones are not in it)."""
+        from byok_tui.chat_state import PAGE, REVEAL_SPAN
+
+        self._settled()
+        branch = self._context.db.branch
+        if not down_to:
+            return branch.page(conversation_id, PAGE, before=before)
+        page = branch.page(conversation_id, REVEAL_SPAN, before=before, down_to=down_to)
+        if page.messages and page.messages[0].id == down_to:
+            return page
+        return branch.page_from(conversation_id, down_to, PAGE)
+
+    def newest_page(self, conversation_id: int) -> TranscriptPage:
+        """The newest page of the conversation's branch on screen."""
         from byok_tui.chat_state import PAGE
 
         self._settled()
-        count = PAGE if not down_to else 2**62
-        return self._context.db.branch.page(conversation_id, count, before=before, down_to=down_to)
+        return self._context.db.branch.page(conversation_id, PAGE)
 
     def limit_notes(self) -> dict[str, str]:
         """Per provider, what its latest stated rate limits say when it matters."""

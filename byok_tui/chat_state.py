@@ -31,6 +31,10 @@ from byok_tui.storage.store import NotFoundError
 # Messages read and shown at a time: the newest when a conversation opens, then earlier ones
 # a page at a time as the reader scrolls up (a screenful is a few dozen at most).
 PAGE = 60
+# A message found this far back at most is shown with every message after it; one further
+# back is shown in a page of its own, with a way back to the newest (mounting a million
+# messages to reach it would freeze the screen).
+REVEAL_SPAN = 600
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,7 @@ class TranscriptPage:
     # Message id → the files it carries, named (`notes.md · 2 KB`), for those that have some.
     attached: dict[int, list[str]]
     earlier: bool  # the branch has older messages than these
+    later: bool = False  # and newer ones (a stretch around a message found far back)
 
 
 BudgetPeriod = Literal["day", "month"]

@@ -63,6 +63,7 @@ from byok_tui.screens.chat_messages import (
     EarlierRead,
     HistoryNotice,
     KeyNotice,
+    NewestRead,
     ReplyBilled,
     ReplyDone,
     ReplyEnded,
@@ -211,6 +212,28 @@ class ChatColumn(Vertical):
         if message.reveal is not None:
             self.reveal(message.reveal)
 
+    def on_transcript_newest_wanted(self, message: Transcript.NewestWanted) -> None:
+        message.stop()
+        if self._conversation is not None:
+            self._read_newest(self._conversation.id)
+
+    @work(thread=True, exclusive=True, group="newest", exit_on_error=False)
+    def _read_newest(self, conversation_id: int) -> None:
+        try:
+            self.post_message(NewestRead(self.data.newest_page(conversation_id)))
+        except ByokError as error:
+            self.post_message(NewestRead(None, error))
+
+    def on_newest_read(self, message: NewestRead) -> None:
+        if message.page is not None:
+            self.query_one(Transcript).show_page(message.page)
+        else:
+            error = message.error.one_line() if message.error else "unknown error"
+            self.notify(f"The newest messages could not be read: {error}", severity="error")
+        if not self._ready.is_set():  # a message sent meanwhile goes under them
+            self._ready.set()
+            self._echo()
+
     def reveal(self, message_id: int) -> None:
         """Show a stored message of the open conversation, marked (read first if need be)."""
         if self.query_one(Transcript).reveal(message_id) == "absent":
@@ -357,6 +380,11 @@ class ChatColumn(Vertical):
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def _send_new(self, text: str, edit_of: int | None = None) -> None:
+        if edit_of is None and not self.query_one(Transcript).at_end:
+            # A page found far back is shown: the message goes under the newest ones.
+            self.opening()
+            if self._conversation is not None:
+                self._read_newest(self._conversation.id)
         # The message is drawn once its request is on the wire, or after ECHO_GRACE if that
         # takes longer: a frame drawn first would hold the request back by its length.
         self._unechoed, self._echoed_files = text, self._outgoing

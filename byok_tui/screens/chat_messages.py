@@ -131,6 +131,14 @@ class EarlierRead(Message, bubble=False):
 
 
 @dataclass
+class NewestRead(Message, bubble=False):
+    """The newest page of the open conversation was read (`page` None: it could not be)."""
+
+    page: TranscriptPage | None
+    error: ByokError | None = None
+
+
+@dataclass
 class HistoryNotice(Message, bubble=False):
     """Older messages were left out of the request (they do not fit the model's context)."""
 

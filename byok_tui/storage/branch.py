@@ -123,6 +123,41 @@ class BranchReader:
             messages, self.alternatives_of(ids), self.attachment_labels_of(ids), earlier
         )
 
+    def page_from(self, conversation_id: int, first: int, count: int) -> TranscriptPage:
+        """Up to `count` messages of the branch on screen from the message `first` on (none
+        when it is not on that branch), and whether older and newer ones exist. The branch
+        is walked back from its leaf by id alone, as far as `first`."""
+        rows = (
+            self._store.connection()
+            .execute(
+                "WITH RECURSIVE walk(id, parent) AS ("
+                " SELECT m.id, m.parent_id FROM conversations c"
+                " JOIN messages m ON m.id = c.leaf_id WHERE c.id = ?1"
+                " UNION ALL SELECT m.id, m.parent_id FROM walk"
+                " JOIN messages m ON m.id = walk.parent WHERE m.id >= ?2)"
+                " SELECT id FROM walk ORDER BY id LIMIT ?3 + 1",
+                (conversation_id, first, count),
+            )
+            .fetchall()
+        )
+        ids = [row[0] for row in rows]
+        if not ids or ids[0] != first:
+            return TranscriptPage([], {}, {}, earlier=False)
+        shown = ids[:count]
+        messages = messages_from(
+            self._store.connection().execute(
+                "SELECT * FROM messages WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+                (json.dumps(shown),),
+            )
+        )
+        return TranscriptPage(
+            messages,
+            self.alternatives_of(shown),
+            self.attachment_labels_of(shown),
+            earlier=messages[0].parent_id is not None,
+            later=len(ids) > count,
+        )
+
     def alternatives_of(self, message_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """For each of these messages that has alternatives (an edit, a regeneration): its
         place among them, 1 first, and how many there are."""

@@ -34,6 +34,7 @@ EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists ever
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 CONTINUE_LABEL = "Continue ▸ c"
 EARLIER_LABEL = "Show earlier messages"
+LATER_LABEL = "Show the newest messages"
 Revealed = Literal["shown", "reading", "absent"]
 
 
@@ -372,10 +373,14 @@ class Transcript(VerticalScroll):
         down_to: int = 0
         reveal: int | None = None
 
+    class NewestWanted(Message):
+        """The newest messages are to be shown again (the transcript shows older ones)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._by_id: dict[int, Widget] = {}  # the widget showing each stored message
         self._earlier: Button | None = None  # shows earlier messages, while there are some
+        self._later: Button | None = None  # back to the newest, while they are not shown
         self._first_id: int | None = None  # the oldest stored message shown
         self._asked_earlier = False  # earlier messages are on their way
         self._alternatives: dict[int, tuple[int, int]] = {}
@@ -384,10 +389,17 @@ class Transcript(VerticalScroll):
         self._last_id: int | None = None  # the last stored message shown
         self._attached: dict[int, list[str]] = {}  # the files of messages that have some
 
+    @property
+    def at_end(self) -> bool:
+        """Whether the newest messages are shown (not a page found far back)."""
+        return self._later is None
+
     def show_page(self, page: TranscriptPage) -> None:
-        """Show a conversation from its newest messages (`page`); nothing else of it."""
+        """Show a conversation from its newest messages (`page`), or (`page.later`) a page
+        of older ones with a way back to the newest; nothing else of it."""
         self.remove_children()
         self._by_id, self._earlier, self._asked_earlier = {}, None, False
+        self._later = None
         self._alternatives, self._attached = dict(page.alternatives), dict(page.attached)
         messages = page.messages
         if not messages:
@@ -400,8 +412,13 @@ class Transcript(VerticalScroll):
             # A class, not an id: the list it replaces may still be on its way out.
             self._earlier = Button(EARLIER_LABEL, classes="earlier", compact=True)
             widgets.insert(0, self._earlier)
+        if page.later:
+            self._later = Button(LATER_LABEL, classes="earlier", compact=True)
+            widgets.append(self._later)
+            self._following = False  # new text goes to the newest, not after these
         self.mount_all(widgets)
-        self.scroll_end(animate=False)
+        if not page.later:
+            self.scroll_end(animate=False)
 
     def set_empty_hint(self, hint: str) -> None:
         """What an empty conversation says (how to add a key, when there is none)."""
@@ -411,6 +428,11 @@ class Transcript(VerticalScroll):
                 shown.update(hint)
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button is self._later:
+            event.stop()
+            event.button.label = "Reading the newest messages…"
+            self.post_message(self.NewestWanted())
+            return
         if event.button is not self._earlier:
             return
         event.stop()
@@ -432,6 +454,9 @@ class Transcript(VerticalScroll):
         button = self._earlier
         if button is None or before != self._first_id:
             return  # another conversation, or this page came already
+        if page.later:  # a page found far back: shown on its own
+            self.show_page(page)
+            return
         self._alternatives.update(page.alternatives)
         self._attached.update(page.attached)
         anchor = self._by_id.get(before)
@@ -519,6 +544,8 @@ class Transcript(VerticalScroll):
         children = list(self.children)
         await self.remove_children(children[children.index(first) :])
         self._by_id = {i: w for i, w in self._by_id.items() if w.parent is self}
+        # What follows it now is what the branch on screen holds: the newest, once more.
+        self._later = None
 
     def add_user(self, content: str, attached: Sequence[str] = ()) -> None:
         self.query(".empty").remove()

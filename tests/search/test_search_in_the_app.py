@@ -5,17 +5,30 @@ marked and focused; Escape leaves everything as it was."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, OptionList, Static
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, OptionList, Static
 
 from byok_tui.app import ByokApp
+from byok_tui.chat_state import PAGE, REVEAL_SPAN
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
 from byok_tui.screens.search import SearchScreen
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage import db
 from byok_tui.storage.store import Store
 from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
+from tests.support.fake_backend import FakeProviders
 from tests.support.old_database import old_database
-from tests.support.pilot import chat, make_app, settle, wait_for
+from tests.support.pilot import (
+    app_answered_by,
+    chat,
+    make_app,
+    replies,
+    send,
+    settle,
+    wait_for,
+)
 
 
 def two_conversations() -> tuple[Store, int, int]:
@@ -107,6 +120,68 @@ async def test_a_hit_far_back_in_a_long_conversation_is_brought_into_view() -> N
         [found] = app.screen.query(".found")
         assert transcript.region.contains_region(found.region)  # on screen
         assert transcript.scroll_y < transcript.max_scroll_y  # not snapped back to the end
+
+
+def showing_the_newest(transcript: Transcript) -> bool:
+    return transcript.at_end
+
+
+FAR = PAGE + REVEAL_SPAN + 400  # messages in a conversation whose 4th holds the needle
+
+
+async def open_the_far_needle(pilot: Pilot[None]) -> Transcript:
+    """Search for the needle, open it: the page from it on, a way back to the newest."""
+    app = pilot.app
+    await settle(pilot)
+    await pilot.press("ctrl+f", *"needle")
+    await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+    transcript = app.screen.query_one(Transcript)
+    shown = [m.message_text for m in transcript.query(UserMessage)]
+    assert shown == ["the needle is here", *(f"message {n}" for n in range(4, PAGE + 3))]
+    assert not showing_the_newest(transcript)
+    assert str(transcript.query(Button).last().label) == "Show the newest messages"
+    return transcript
+
+
+def a_far_needle() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "N" * 60)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    long = store.create_conversation(bot.id, "Long")
+    for number in range(FAR):
+        text = "the needle is here" if number == 3 else f"message {number}"
+        store.add_message(long.id, "user", text)
+
+
+async def test_a_hit_further_back_than_the_reveal_span_opens_a_page_of_its_own() -> None:
+    """Mounting every message after a hit 1,000 messages back would freeze the screen: the
+    page from the hit on is shown instead, with a way back to the newest; a message sent from
+    there goes under the newest messages, and what is sent is the branch's end."""
+    a_far_needle()
+    fake = FakeProviders()
+    fake.enqueue("the answer")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        transcript = await open_the_far_needle(pilot)
+        await send(pilot, "a new question")
+        await wait_for(pilot, lambda: replies(app) == ["the answer"])
+        shown = [m.message_text for m in transcript.query(UserMessage)]
+        assert shown[-2:] == [f"message {FAR - 1}", "a new question"]
+        assert showing_the_newest(transcript)
+        assert fake.requests[0].texts[-2:] == [f"message {FAR - 1}", "a new question"]
+
+
+async def test_the_way_back_shows_the_newest_messages_again() -> None:
+    a_far_needle()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        transcript = await open_the_far_needle(pilot)
+        transcript.query(Button).last().press()
+        await wait_for(pilot, lambda: showing_the_newest(transcript))
+        shown = [m.message_text for m in transcript.query(UserMessage)]
+        assert shown[-1] == f"message {FAR - 1}" and len(shown) == PAGE
 
 
 async def test_ctrl_f_works_from_a_field_of_the_config_pane() -> None:
