@@ -392,14 +392,14 @@ class MarkdownText(Widget):
         top, laid_out = self._offsets[index], self._offsets[index + 1] - self._offsets[index]
         change = len(self._lines(part, width)) - laid_out
         if change:
-            self._keep_the_reader_in_place(self.region.y + top + laid_out, change)
+            self._keep_the_reader_in_place(top + laid_out, change)
             self._offsets_stale = True
             self.refresh(layout=True)
 
-    def _keep_the_reader_in_place(self, bottom: int, change: int) -> None:
-        """Text ending at screen row `bottom` grew or shrank by `change` lines: if that is above
-        what the reader is looking at, scroll by as much, in the same layout, so that what
-        they are reading does not move."""
+    def _keep_the_reader_in_place(self, row: int, change: int) -> None:
+        """Text ending at this widget's line `row` grew or shrank by `change` lines: if that
+        is above what the reader is looking at, scroll by as much, in the same layout, so
+        that what they are reading does not move."""
         view = next(
             (
                 node
@@ -408,10 +408,12 @@ class MarkdownText(Widget):
             ),
             None,
         )
-        if view is None or bottom > view.content_region.y:
-            return  # on screen or below it: nothing the reader sees is above it
-        if view.scroll_y >= view.max_scroll_y:
+        if view is None or view.scroll_y >= view.max_scroll_y:
             return  # at the bottom, where the newest text keeps them
+        # Asked only now: a region after a layout maps every widget again (~20 ms beside a
+        # reply of megabytes), and a reader at the bottom, the usual case, needs none.
+        if self.region.y + row > view.content_region.y:
+            return  # on screen or below it: nothing the reader sees is above it
         scroll_in_layout(view, max(0.0, view.scroll_y + change))
 
     def _settle_later(self) -> None:
