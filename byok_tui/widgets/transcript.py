@@ -406,7 +406,9 @@ class Transcript(VerticalScroll):
             self._first_id = None
             self.mount(Static(self._empty_hint, classes="empty", markup=False))
             return
-        self._first_id, self._last_id = messages[0].id, messages[-1].id
+        # The conversation's last message (a reply cut short there offers to continue);
+        # not known on a page found far back.
+        self._first_id, self._last_id = messages[0].id, None if page.later else messages[-1].id
         widgets = self._widgets_for(messages)
         if page.earlier:
             # A class, not an id: the list it replaces may still be on its way out.
