@@ -29,6 +29,7 @@ from tests.support.pilot import (
     settle,
     wait_for,
 )
+from tests.support.stored import add_cut_reply
 
 
 def two_conversations() -> tuple[Store, int, int]:
@@ -145,12 +146,17 @@ async def open_the_far_needle(pilot: Pilot[None]) -> Transcript:
     return transcript
 
 
-def a_far_needle() -> None:
+def a_far_needle(cut_at: int | None = None) -> None:
+    """A conversation of FAR messages, the 4th holding the needle; with `cut_at`, that one
+    is a reply cut short."""
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "N" * 60)
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.5")
     long = store.create_conversation(bot.id, "Long")
     for number in range(FAR):
+        if number == cut_at:
+            add_cut_reply(store, long.id, "cut short")
+            continue
         text = "the needle is here" if number == 3 else f"message {number}"
         store.add_message(long.id, "user", text)
 
@@ -182,6 +188,22 @@ async def test_the_way_back_shows_the_newest_messages_again() -> None:
         await wait_for(pilot, lambda: showing_the_newest(transcript))
         shown = [m.message_text for m in transcript.query(UserMessage)]
         assert shown[-1] == f"message {FAR - 1}" and len(shown) == PAGE
+
+
+async def test_a_page_found_far_back_offers_no_continue_for_its_last_reply() -> None:
+    """Only the conversation's last message can be continued: a reply cut short that ends a
+    page found far back is not it."""
+    a_far_needle(cut_at=PAGE + 2)  # the last of the page from the needle on
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"needle")
+        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        transcript = app.screen.query_one(Transcript)
+        assert transcript.query(ReplyView).last().content == "cut short"
+        assert not transcript.query(".continue"), "no Continue on a page found far back"
 
 
 async def test_ctrl_f_works_from_a_field_of_the_config_pane() -> None:
