@@ -112,7 +112,8 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
 
     from byok_tui.screens.chat_column import ChatColumn
     from byok_tui.widgets.composer import Composer
-    from byok_tui.widgets.transcript import ReplyView, Transcript
+    from byok_tui.widgets.message_views import ReplyView
+    from byok_tui.widgets.transcript import Transcript
 
     tokens = 200 if quick else 5000
     rounds = 1 if quick else 5  # medians: one stream on 2 shared cores is too noisy to judge
@@ -285,7 +286,8 @@ async def _open_large(env: dict[str, str]) -> tuple[float, float]:
     """Open until the last reply's end is drawn and on screen; the longest the
     event loop stalled meanwhile (keys typed then wait that long)."""
     from byok_tui.widgets.markdown_text import MarkdownText
-    from byok_tui.widgets.transcript import ReplyView, Transcript
+    from byok_tui.widgets.message_views import ReplyView
+    from byok_tui.widgets.transcript import Transcript
 
     with environment(env):
         started = time.perf_counter()

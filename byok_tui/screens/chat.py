@@ -49,17 +49,16 @@ from byok_tui.widgets.code_copies import CopyWanted
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.markdown_text import warm_up
-from byok_tui.widgets.sidebar import Sidebar
-from byok_tui.widgets.transcript import (
-    EMPTY_HINT,
+from byok_tui.widgets.message_views import (
     AlternativeWanted,
     ContinueWanted,
     EditWanted,
     RegenerateWanted,
     ReplyView,
-    Transcript,
     UserMessage,
 )
+from byok_tui.widgets.sidebar import Sidebar
+from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
 
 
 class ChatScreen(Screen[None]):

@@ -74,8 +74,9 @@ from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.attachment_chips import AttachmentChips
 from byok_tui.widgets.composer import COMPOSER_TITLE, Composer
+from byok_tui.widgets.message_views import reply_meta
 from byok_tui.widgets.reply_stream import ReplyStream
-from byok_tui.widgets.transcript import Transcript, reply_meta
+from byok_tui.widgets.transcript import Transcript
 
 YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
 YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle

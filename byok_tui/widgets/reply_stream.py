@@ -20,7 +20,7 @@ from textual.widget import Widget
 
 from byok_tui.redaction import StreamRedactor
 from byok_tui.widgets.markdown_text import BURST_CHARS
-from byok_tui.widgets.transcript import ReplyView
+from byok_tui.widgets.message_views import ReplyView
 
 # Ten frames a second: text appears in steps of a few words, as smooth to read as twenty, at
 # half the cost (a frame lays out and redraws the whole transcript as it scrolls).

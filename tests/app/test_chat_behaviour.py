@@ -20,7 +20,8 @@ from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.markdown_text import MarkdownText
-from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
+from byok_tui.widgets.message_views import ErrorBlock, ReplyView, UserMessage
+from byok_tui.widgets.transcript import Transcript
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
     app_answered_by,
@@ -294,7 +295,7 @@ async def test_f2_and_delete_with_no_conversation_say_why_nothing_happens() -> N
 
 
 async def test_copying_a_message_that_held_a_key_says_the_key_was_replaced() -> None:
-    from byok_tui.widgets.transcript import UserMessage
+    from byok_tui.widgets.message_views import UserMessage
 
     app, _fake = with_key_answering("fine")
     async with app.run_test(size=(140, 40)) as pilot:

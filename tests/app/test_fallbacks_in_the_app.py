@@ -15,7 +15,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.records import BotConfig
 from byok_tui.services import open_services, open_store
-from byok_tui.widgets.transcript import ReplyView
+from byok_tui.widgets.message_views import ReplyView
 from tests.support.pilot import (
     FakeClock,
     error_texts,

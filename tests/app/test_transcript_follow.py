@@ -9,7 +9,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
-from byok_tui.widgets.transcript import ReplyView, Transcript
+from byok_tui.widgets.message_views import ReplyView
+from byok_tui.widgets.transcript import Transcript
 from tests.support.pilot import wait_for, wheel
 
 PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"

@@ -15,7 +15,7 @@ from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.widgets.composer import Composer
-from byok_tui.widgets.transcript import UserMessage
+from byok_tui.widgets.message_views import UserMessage
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
     app_answered_by,

@@ -8,7 +8,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
-from byok_tui.widgets.transcript import Alternatives, ReplyView, UserMessage
+from byok_tui.widgets.message_views import Alternatives, ReplyView, UserMessage
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
     app_answered_by,

@@ -10,7 +10,8 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.providers.types import ListedModel, Role
 from byok_tui.services import model_cache, open_services, open_store
-from byok_tui.widgets.transcript import ReplyView, Transcript
+from byok_tui.widgets.message_views import ReplyView
+from byok_tui.widgets.transcript import Transcript
 from tests.support.cli import run_cli
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (

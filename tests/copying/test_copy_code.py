@@ -16,7 +16,7 @@ from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.widgets.code_copies import GAP, ReplyMeta
 from byok_tui.widgets.markdown_text import LARGE_CHARS, CodeBlock, code_blocks
-from byok_tui.widgets.transcript import ReplyView
+from byok_tui.widgets.message_views import ReplyView
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import app_answered_by, replying, send, settle, wait_for
 

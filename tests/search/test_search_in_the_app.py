@@ -17,7 +17,8 @@ from byok_tui.screens.start import StartScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage import db
 from byok_tui.storage.store import Store
-from byok_tui.widgets.transcript import ReplyView, Transcript, UserMessage
+from byok_tui.widgets.message_views import ReplyView, UserMessage
+from byok_tui.widgets.transcript import Transcript
 from tests.support.fake_backend import FakeProviders
 from tests.support.old_database import old_database
 from tests.support.pilot import (

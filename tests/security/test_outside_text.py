@@ -18,7 +18,8 @@ from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.settings import SettingsScreen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.share import encode_bot_link
-from byok_tui.widgets.transcript import ReplyView, Transcript
+from byok_tui.widgets.message_views import ReplyView
+from byok_tui.widgets.transcript import Transcript
 from tests.support.cli import run_cli
 from tests.support.pilot import chat, make_app, send, settle, wait_for
 from tests.support.provider_server import Reply, Seen, provider_server, sse

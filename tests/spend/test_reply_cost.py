@@ -13,7 +13,7 @@ from byok_tui.paths import app_paths
 from byok_tui.pricing import Cost, cost_of, format_usd
 from byok_tui.providers.types import Usage
 from byok_tui.services import open_services, open_store
-from byok_tui.widgets.transcript import ReplyView
+from byok_tui.widgets.message_views import ReplyView
 from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
 from tests.support.provider_server import ProviderServer, openai_reply
 

@@ -22,7 +22,8 @@ from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.services import Backend
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
-from byok_tui.widgets.transcript import ErrorBlock, ReplyView, Transcript, UserMessage
+from byok_tui.widgets.message_views import ErrorBlock, ReplyView, UserMessage
+from byok_tui.widgets.transcript import Transcript
 
 CLOSED_PORT = "127.0.0.1:9"  # nothing listens: the local runtime shows as not running
 
