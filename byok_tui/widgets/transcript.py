@@ -34,6 +34,7 @@ EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists ever
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 EARLIER_LABEL = "Show earlier messages"
 LATER_LABEL = "Show the newest messages"
+MOST_SHOWN = 300  # messages held at once: a reader going further back lets the newest go
 Revealed = Literal["shown", "reading", "absent"]
 
 
@@ -160,11 +161,30 @@ class Transcript(VerticalScroll):
         else:
             self._earlier = None
             await button.remove()
+        await self._let_go_of_the_newest()
         if anchor is not None and not self._following:
             # The reader stays on the message they were reading, now lower in the list.
             self.call_after_refresh(
                 lambda: self.scroll_to(y=anchor.virtual_region.y + offset, animate=False)
             )
+
+    async def _let_go_of_the_newest(self) -> None:
+        """Hold at most MOST_SHOWN messages: once the reader has gone further back, the
+        newest go (Show the newest messages brings them back), so what is held is bounded by
+        what is read, not by the conversation. Never while a message is on its way."""
+        if len(self._by_id) <= MOST_SHOWN or self._following:
+            return
+        if any(view.message_id is None for view in self.query(ReplyView)) or any(
+            message.message_id is None for message in self.query(UserMessage)
+        ):
+            return  # a message or reply not stored yet stays where it is
+        first_gone = self._by_id[sorted(self._by_id)[MOST_SHOWN]]
+        children = list(self.children)
+        await self.remove_children(children[children.index(first_gone) :])
+        self._by_id = {i: w for i, w in self._by_id.items() if w.parent is self}
+        self._last_id = None  # the conversation's last message is not shown any more
+        self._later = Button(LATER_LABEL, classes="earlier", compact=True)
+        await self.mount(self._later)
 
     def reveal(self, message_id: int) -> Revealed:
         """Scroll to a stored message, marked and focused ("shown"). One older than those

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button, Collapsible
 
 from byok_tui import app_data, chat_state
@@ -21,7 +23,7 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.markdown_text import MarkdownText
 from byok_tui.widgets.message_views import ErrorBlock, ReplyView, UserMessage
-from byok_tui.widgets.transcript import Transcript
+from byok_tui.widgets.transcript import MOST_SHOWN, Transcript
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
     app_answered_by,
@@ -192,21 +194,32 @@ async def test_export_all_data_from_the_app_writes_a_file_without_keys() -> None
     assert (exported.stat().st_mode & 0o777) == 0o600
 
 
-async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_on_demand() -> None:
-    """Only the newest page is read on opening; Show earlier (or scrolling to the top) reads
-    the page before it, until the first message, and the button goes."""
+def questions(count: int) -> None:
+    """A conversation of `count` messages, `question 0` first."""
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.4-mini")
     conversation = store.create_conversation(bot.id, "long")
-    for number in range(150):
+    for number in range(count):
         store.add_message(conversation.id, "user", f"question {number}")
+
+
+async def settled_transcript(pilot: Pilot[None]) -> Transcript:
+    await settle(pilot)
+    return pilot.app.screen.query_one(Transcript)
+
+
+def shown_in(transcript: Transcript) -> list[str]:
+    return [m.message_text for m in transcript.query(UserMessage)]
+
+
+async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_on_demand() -> None:
+    """Only the newest page is read on opening; Show earlier (or scrolling to the top) reads
+    the page before it, until the first message, and the button goes."""
+    questions(150)
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        transcript = app.screen.query_one(Transcript)
-
-        def shown() -> list[str]:
-            return [m.message_text for m in transcript.query(UserMessage)]
+        transcript = await settled_transcript(pilot)
+        shown = functools.partial(shown_in, transcript)
 
         assert shown()[-1] == "question 149"
         assert len(shown()) == PAGE
@@ -218,6 +231,31 @@ async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_o
         await wait_for(pilot, lambda: len(shown()) == 150)
         assert shown() == [f"question {n}" for n in range(150)]
         await wait_for(pilot, lambda: not transcript.query(".earlier"))
+
+
+async def test_a_reader_far_back_holds_at_most_300_messages_and_can_return_to_the_newest() -> None:
+    """Memory is bounded by what is read: past MOST_SHOWN messages, the newest go, and Show
+    the newest messages brings them back."""
+    questions(400)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        transcript = await settled_transcript(pilot)
+        shown = functools.partial(shown_in, transcript)
+
+        def oldest_is(text: str) -> bool:
+            return shown()[0] == text
+
+        for pages in range(2, 7):  # up to the sixth page: 360 read
+            transcript.scroll_home(animate=False)
+            await wait_for(pilot, functools.partial(oldest_is, f"question {400 - pages * PAGE}"))
+            transcript.scroll_to(y=5, animate=False)  # away from the top again
+            await pilot.pause()
+        assert shown() == [f"question {n}" for n in range(40, 40 + MOST_SHOWN)]
+        back = transcript.query(Button).last()
+        assert str(back.label) == "Show the newest messages"
+        back.press()
+        await wait_for(pilot, lambda: shown()[-1] == "question 399")
+        assert len(shown()) == PAGE
 
 
 async def test_opening_a_conversation_reads_only_its_newest_page(
