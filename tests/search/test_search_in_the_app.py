@@ -112,11 +112,7 @@ async def test_a_hit_far_back_in_a_long_conversation_is_brought_into_view() -> N
         store.add_message(long.id, "user", text)
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+f", *"needle")
-        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        await jump_to_the_needle(pilot)
         await pilot.pause(0.2)
         transcript = app.screen.query_one(Transcript)
         [found] = app.screen.query(".found")
@@ -131,15 +127,20 @@ def showing_the_newest(transcript: Transcript) -> bool:
 FAR = PAGE + REVEAL_SPAN + 400  # messages in a conversation whose 4th holds the needle
 
 
-async def open_the_far_needle(pilot: Pilot[None]) -> Transcript:
-    """Search for the needle, open it: the page from it on, a way back to the newest."""
+async def jump_to_the_needle(pilot: Pilot[None]) -> None:
+    """Search for "needle" and open the one hit (marked once it is on screen)."""
     app = pilot.app
     await settle(pilot)
     await pilot.press("ctrl+f", *"needle")
     await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
     await pilot.press("enter")
     await wait_for(pilot, lambda: bool(app.screen.query(".found")))
-    transcript = app.screen.query_one(Transcript)
+
+
+async def open_the_far_needle(pilot: Pilot[None]) -> Transcript:
+    """Search for the needle, open it: the page from it on, a way back to the newest."""
+    await jump_to_the_needle(pilot)
+    transcript = pilot.app.screen.query_one(Transcript)
     shown = [m.message_text for m in transcript.query(UserMessage)]
     assert shown == ["the needle is here", *(f"message {n}" for n in range(4, PAGE + 3))]
     assert not showing_the_newest(transcript)
@@ -197,11 +198,7 @@ async def test_a_page_found_far_back_offers_no_continue_for_its_last_reply() -> 
     a_far_needle(cut_at=PAGE + 2)  # the last of the page from the needle on
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+f", *"needle")
-        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        await jump_to_the_needle(pilot)
         transcript = app.screen.query_one(Transcript)
         assert transcript.query(ReplyView).last().content == "cut short"
         assert not transcript.query(".continue"), "no Continue on a page found far back"
