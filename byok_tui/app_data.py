@@ -35,7 +35,7 @@ from byok_tui.chat_state import (
 from byok_tui.errors import ByokError
 from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
-from byok_tui.registry import get_provider
+from byok_tui.registry import get_provider, providers
 from byok_tui.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
@@ -299,7 +299,7 @@ class AppData:
         config = db.bot(bot_id).config
         history: tuple[ChatMessage, ...] = ()
         if conversation_id:
-            provider = get_provider(config.provider)
+            provider = next((p for p in providers() if p.id == config.provider), None)
             found = read_history(db, conversation_id, provider, config, models.context_of)
             history = found.turns
         texts = [config.system_prompt, *(message.content for message in history), draft]

@@ -12,7 +12,7 @@ from byok_tui.estimate import CHARS_PER_TOKEN
 from byok_tui.history import IMAGE_TOKENS, ContextRoom, fit_to_context, history_for, turn
 from byok_tui.providers.types import ChatMessage
 from byok_tui.records import BotConfig, Message
-from byok_tui.registry import Provider
+from byok_tui.registry import CONTEXT_TOKENS, Provider
 from byok_tui.storage.store import Store
 
 # The context a provider's model list stated for a model (None: it said nothing).
@@ -28,15 +28,19 @@ class SentHistory:
     left_out: ContextRoom | None  # the room that older messages did not fit, if any did not
 
 
-def room_for(provider: Provider, config: BotConfig, listed: ListedContext) -> ContextRoom:
-    context = provider.context_of(config.model, listed(provider, config.model))
+def room_for(provider: Provider | None, config: BotConfig, listed: ListedContext) -> ContextRoom:
+    """`provider` None: one the registry does not know (defined by the user, removed since)."""
+    if provider is None:
+        context = CONTEXT_TOKENS
+    else:
+        context = provider.context_of(config.model, listed(provider, config.model))
     return ContextRoom.of(config.model, context, config.max_tokens, config.system_prompt)
 
 
 def read_history(
     store: Store,
     conversation_id: int,
-    provider: Provider,
+    provider: Provider | None,
     config: BotConfig,
     listed: ListedContext,
     *,
@@ -46,14 +50,15 @@ def read_history(
     """The newest messages of the branch on screen that fit the model's context, as turns.
     `typed`: the user's message as typed (it is stored with any key scrubbed, but sent as
     typed: the user confirmed a key in it); `last_turn`: a turn after the stored ones (the
-    reply being continued, which then is not read as a message)."""
+    reply being continued, which then is not read as a message). `provider` None: one the
+    registry does not know (its models' window is taken as the smallest, CONTEXT_TOKENS)."""
     room = room_for(provider, config, listed)
     messages, whole = store.branch.recent_messages(
         conversation_id, room.chars_to_read, IMAGE_TOKENS * CHARS_PER_TOKEN
     )
     earlier = messages[:-1] if last_turn is not None else messages
     attached = store.branch.attachments_of([m.id for m in earlier])
-    images = provider.model(config.model).takes_images is not False
+    images = provider is None or provider.model(config.model).takes_images is not False
     turns = history_for(earlier, attached, images=images)
     if last_turn is not None:
         turns = (*turns, last_turn)

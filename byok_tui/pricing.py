@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from byok_tui.providers.types import Usage
 from byok_tui.records import Spend
-from byok_tui.registry import get_provider
+from byok_tui.registry import UnknownProviderError, get_provider
 
 LOCAL_RUNTIME_PRICE = "local runtime: no charge"
 FREE_MODEL_PRICE = "free model: no charge"
@@ -32,8 +32,12 @@ def prices_version() -> str:
 
 
 def cost_of(provider_id: str, model_id: str, usage: Usage | None) -> Cost:
-    """The cost of one reply, worked out once when it ends (a later price never changes it)."""
-    provider = get_provider(provider_id)
+    """The cost of one reply, worked out once when it ends (a later price never changes it).
+    A provider no longer defined (the user removed it) has no known price."""
+    try:
+        provider = get_provider(provider_id)
+    except UnknownProviderError:
+        return Cost(None, f"price unknown: {provider_id} is not a defined provider")
     if not provider.needs_key:
         return Cost(0.0, LOCAL_RUNTIME_PRICE)
     if usage is None or (usage.input_tokens is None and usage.output_tokens is None):

@@ -74,3 +74,23 @@ async def test_the_app_estimates_the_whole_request_while_typing_without_a_reques
             await pilot.press("backspace")
         await wait_for(pilot, lambda: activity().strip() == "")
     assert server.requests == []
+
+
+def test_the_estimate_of_a_bot_whose_provider_was_removed_still_counts_its_history() -> None:
+    """A provider the user defined, removed since: the estimate counts the history that fits
+    the smallest window (as for any provider the registry knows nothing of), never fails."""
+    from byok_tui.app_data import AppData
+    from byok_tui.records import BotConfig
+    from byok_tui.services import AppContext
+
+    context = AppContext.open(open_services())
+    bot = context.db.create_bot(BotConfig("Gone", "removed-provider", "some-model"))
+    conversation = context.db.create_conversation(bot.id, "kept")
+    context.db.add_message(conversation.id, "user", "q" * 4000)
+    data = AppData(context)
+    try:
+        line = data.estimate(bot.id, conversation.id, "hello")
+    finally:
+        data.close()
+    expected = estimate("removed-provider", "some-model", ["q" * 4000, "hello"])
+    assert line == expected.line()
