@@ -240,11 +240,7 @@ def read_state(
         bot=bot,
         conversations=conversations,
         conversation=conversation,
-        page=(
-            store.branch.page(conversation.id, PAGE)
-            if conversation
-            else TranscriptPage([], {}, {}, earlier=False)
-        ),
+        page=(store.branch.page(conversation.id, PAGE) if conversation else TranscriptPage.empty()),
         spent=store.branch.spent(conversation.id) if conversation else 0.0,
         models=model_choices(context, bot.config.provider),
         global_key=global_key,

@@ -100,6 +100,11 @@ class TranscriptPage:
     earlier: bool  # the branch has older messages than these
     later: bool = False  # and newer ones (a stretch around a message found far back)
 
+    @classmethod
+    def empty(cls, *, earlier: bool = False) -> TranscriptPage:
+        """No messages (a new conversation, or a read that failed)."""
+        return cls([], {}, {}, earlier=earlier)
+
 
 BudgetPeriod = Literal["day", "month"]
 ALL_PROVIDERS = "all"  # a budget's scope when it caps the total across providers

@@ -184,7 +184,7 @@ class ChatColumn(Vertical):
 
     def new_conversation(self) -> None:
         self._conversation = None
-        self.query_one(Transcript).show_page(TranscriptPage([], {}, {}, earlier=False))
+        self.query_one(Transcript).show_page(TranscriptPage.empty())
 
     # Earlier messages, read as the reader scrolls up -------------------------------------
 
@@ -205,7 +205,7 @@ class ChatColumn(Vertical):
     async def on_earlier_read(self, message: EarlierRead) -> None:
         transcript = self.query_one(Transcript)
         if message.page is None:
-            await transcript.show_earlier(TranscriptPage([], {}, {}, earlier=True), message.before)
+            await transcript.show_earlier(TranscriptPage.empty(earlier=True), message.before)
             error = message.error.one_line() if message.error else "unknown error"
             self.notify(f"Earlier messages could not be read: {error}", severity="error")
             return

@@ -106,7 +106,7 @@ class BranchReader:
                 (before, conversation_id),
             ).fetchone()
         if row is None or row[0] is None:
-            return TranscriptPage([], {}, {}, earlier=False)
+            return TranscriptPage.empty()
         rows = connection.execute(
             "WITH RECURSIVE walk(id, parent, n) AS ("
             " SELECT id, parent_id, 1 FROM messages WHERE id = ?1"
@@ -142,7 +142,7 @@ class BranchReader:
         )
         ids = [row[0] for row in rows]
         if not ids or ids[0] != first:
-            return TranscriptPage([], {}, {}, earlier=False)
+            return TranscriptPage.empty()
         shown = ids[:count]
         messages = messages_from(
             self._store.connection().execute(

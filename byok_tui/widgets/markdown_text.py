@@ -175,6 +175,14 @@ class Part:
 
     def set_text(self, text: str, *, continued: bool) -> None:
         self.text, self.continued, self.width = text, continued, -1
+        self.estimate = (-1, 0)
+
+    def estimated_height(self, width: int) -> int:
+        """About how many lines it takes at `width` (estimated_height, worked out once per
+        width and text: a reply of megabytes has thousands of parts)."""
+        if self.estimate[0] != width:
+            self.estimate = (width, estimated_height(self.text, width))
+        return self.estimate[1]
 
 
 class MarkdownText(Widget):
@@ -310,14 +318,8 @@ class MarkdownText(Widget):
 
     def _height(self, part: Part, width: int) -> int:
         if part.deferred:
-            return self._estimate(part, width)
+            return part.estimated_height(width)
         return len(self._lines(part, width))
-
-    @staticmethod
-    def _estimate(part: Part, width: int) -> int:
-        if part.estimate[0] != width:  # worked out once: a reply may have thousands of parts
-            part.estimate = (width, estimated_height(part.text, width))
-        return part.estimate[1]
 
     def line_offsets(self, width: int) -> list[int]:
         """The first line of each part at `width`, then the number of lines, as last laid
@@ -331,11 +333,11 @@ class MarkdownText(Widget):
             # At a new width, a long text is drawn again as it comes into view, and the rest
             # a few milliseconds at a time: all of a megabyte at once froze the screen ~1.5 s.
             # Its last two screenfuls, where the reader is, are drawn at once.
-            below = self._estimate(self.live, width)
+            below = self.live.estimated_height(width)
             for part in reversed(self.frozen):
                 if below > 2 * self.app.size.height and part.width != width:
                     part.deferred = True
-                below += self._estimate(part, width)
+                below += part.estimated_height(width)
             self._settle_later()
         self._offsets = [0, *accumulate(self._height(part, width) for part in self.parts)]
         self._offsets_width, self._offsets_stale = width, False
