@@ -43,6 +43,9 @@ def test_ask_refuses_a_prompt_with_a_key_unless_allowed(secret: str) -> None:
         allowed = run_cli("ask", "-p", "groq", "--allow-secrets", f"is {secret} valid?", env=env)
         assert allowed.returncode == 0
         assert len(server.requests) == 1
+        # Allowed: sent as typed (it is stored with the key replaced).
+        sent = server.requests[0].json["messages"][-1]["content"]
+        assert sent == f"is {secret} valid?"
 
 
 async def test_the_app_holds_a_prompt_with_a_key_and_asks_first() -> None:
