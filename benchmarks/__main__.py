@@ -24,6 +24,7 @@ from benchmarks.support import (
     PYTHON,
     StallMonitor,
     Terminal,
+    compile_like_an_install,
     environment,
     launch_until,
     make_home,
@@ -49,6 +50,9 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
+SETTLE = 2.0  # seconds after ready when memory is read
+
+
 def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
     from byok_tui.paths import app_paths
 
@@ -57,14 +61,15 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
     app_times, chat_times, base_times, app_memory, base_memory = [], [], [], [], []
     for _ in range(runs):
         elapsed, _same, memory = launch_until(
-            [PYTHON, str(HERE / "minimal_app.py")], env, b"minimal-app-ready"
+            [PYTHON, str(HERE / "minimal_app.py")], env, b"minimal-app-ready", settle=SETTLE
         )
         base_times.append(elapsed)
         base_memory.append(memory)
         # The sidebar comes first (screens/start.py); the chat screen, whose composer says
-        # "Enter sends", follows. Memory "when ready" is taken once the chat screen is drawn.
+        # "Enter sends", follows. Memory is taken 2 s after the chat screen is drawn: what
+        # is loaded just after (the HTTP client, the Markdown parser, the config pane) counts.
         sidebar, chat, memory = launch_until(
-            [PYTHON, "-m", "byok_tui"], env, b"Ollama", then=b"Enter sends"
+            [PYTHON, "-m", "byok_tui"], env, b"Ollama", then=b"Enter sends", settle=SETTLE
         )
         app_times.append(sidebar)
         chat_times.append(chat)
@@ -76,17 +81,18 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
     fresh["BYOK_TUI_HOME"] = no_key_file["BYOK_TUI_HOME"]
     app_paths(fresh).keys_file.unlink()
     probed = [launch_until([PYTHON, "-m", "byok_tui"], fresh, b"Ollama")[0] for _ in range(runs)]
-    app, base = statistics.median(app_times), statistics.median(base_times)
-    ratio = app / base
+    sidebar, base = statistics.median(app_times), statistics.median(base_times)
+    composer = statistics.median(chat_times)
+    ratio = composer / base
     result = Result(
         1,
-        "start-up until the provider sidebar is drawn (120x40, 1,000 x 20 db)",
-        f"{_ms(app)} (whole chat screen {_ms(statistics.median(chat_times))}; "
+        "start-up until the composer is ready (120x40, 1,000 x 20 db)",
+        f"{_ms(composer)} (the sidebar: {_ms(sidebar)}, {sidebar / base:.2f}; "
         f"no key file, keyring probed: {_ms(statistics.median(probed))})",
         _ms(base),
         ratio,
-        "median ratio <= 1.3",
-        ratio <= 1.3,
+        "median ratio <= 1.2",
+        ratio <= 1.2,
     )
     return result, statistics.median(app_memory), statistics.median(base_memory)
 
@@ -750,6 +756,7 @@ def main() -> int:
     args = parser.parse_args()
     only = set(args.only or range(1, 14))
     results: list[Result] = []
+    compile_like_an_install()
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)
         if only & {1, 6}:
@@ -768,12 +775,12 @@ def main() -> int:
         results.append(
             Result(
                 6,
-                "memory when first ready; after benchmarks 2 and 3",
-                f"ready {app_memory:.0f} MB; after {after:.0f} MB",
+                "memory 2 s after ready; after benchmarks 2 and 3 (in process)",
+                f"{app_memory:.0f} MB; after {after:.0f} MB",
                 f"minimal app {base_memory:.0f} MB",
                 app_memory / base_memory,
-                "ready <= 60 MB",
-                app_memory <= 60,
+                "ratio <= 1.3",
+                app_memory / base_memory <= 1.3,
             )
         )
     results.sort(key=lambda r: r.number)
