@@ -48,6 +48,11 @@ SETTLE_PAUSE = 0.02  # between those turns, so keys and new text go first
 # parsing a megabyte of Markdown took ~0.1 s and laying it out in one go ~1.5 s, with
 # every key waiting.
 LARGE_CHARS = 20_000
+# While a reply streams, its height grows this many lines at a time: the new lines are drawn
+# into blank ones already laid out, a repaint of the reply alone. Growing a line at a time,
+# each frame was a layout of the whole screen and, with the view following, a redraw of the
+# whole transcript (~2 + 5 ms): most of the CPU a paced reply cost.
+STREAM_HEADROOM = 12
 
 
 @lru_cache(maxsize=1)
@@ -217,6 +222,8 @@ class MarkdownText(Widget):
         self._styled_base: Style | None = None
         self._burst_until = 0.0  # deferred parts wait while text pours in until then
         self._settle_timer: Timer | None = None
+        self._headroom = 0  # lines of growth laid out ahead (while streaming)
+        self._laid_out_height = -1  # the height last given to the layout
 
     @property
     def parts(self) -> list[Part]:
@@ -256,6 +263,13 @@ class MarkdownText(Widget):
         self._grow(text)
 
     def _grow(self, text: str) -> None:
+        width = self._offsets_width
+        # Where the live part starts, and what it drew: only the lines after that which now
+        # differ are drawn again (any of them may: a table's column grows, a code block's
+        # closing padding follows its last line).
+        live_start = self._offsets[-2] if len(self._offsets) > 1 else 0
+        drawn_before = self.live.lines if self.live.width == width else None
+        frozen_before = len(self.frozen)
         blocks, rest = finished_blocks(self.live.text + text)
         texts, leftover = group_blocks(blocks)
         if texts:
@@ -268,17 +282,50 @@ class MarkdownText(Widget):
             live = leftover + rest
         else:
             live = self.live.text + text
-        width = self._offsets_width
-        unchanged = not texts and not self._offsets_stale and self.live.width == width > 0
-        lines_before = len(self.live.lines)
         self.live.set_text(live, continued=bool(self.frozen))
-        if unchanged and len(self._lines(self.live, width)) == lines_before:
-            # As tall as before (the new words fit on the last line): a repaint of this
-            # widget, not a layout of the whole screen (most of a frame's cost).
-            self.refresh()
-            return
+        laid_out = self._laid_out_height
+        if width > 0 and width == self.size.width and laid_out >= 0 and not self._offsets_stale:
+            self._lay_out(width)  # what the next layout would work out
+            if self._fits(self._offsets[-1]):
+                # As tall as laid out (the new words fit on the last line, or in the lines
+                # laid out ahead): a repaint of the lines that changed, not a layout of the
+                # screen, nor a redraw of the rest of the reply.
+                changed = live_start + self._first_change(drawn_before, frozen_before, width)
+                self.refresh(Region(0, changed, width, max(1, laid_out - changed)))
+                return
         self._offsets_stale = True
         self.refresh(layout=True)
+
+    def _first_change(
+        self, drawn_before: list[Strip] | None, frozen_before: int, width: int
+    ) -> int:
+        """The first of the lines from the old live part's start on that now differ from
+        `drawn_before` (0 when that is unknown)."""
+        now = self.parts[frozen_before:]
+        if drawn_before is None or any(part.deferred for part in now):
+            return 0
+        lines = [line for part in now for line in self._lines(part, width)]
+        for index, (before, after) in enumerate(zip(drawn_before, lines, strict=False)):
+            if before != after:
+                return index
+        return min(len(drawn_before), len(lines))
+
+    def grow_ahead(self, lines: int) -> None:
+        """While text streams in, lay out `lines` blank lines ahead of it (STREAM_HEADROOM);
+        0 when it has ended: the height is the text's again."""
+        if lines != self._headroom:
+            self._headroom = lines
+            self.refresh(layout=True)
+
+    def _fits(self, height: int) -> bool:
+        if self._headroom:
+            return height < self._laid_out_height
+        return height == self._laid_out_height
+
+    def _height_with_room(self, height: int) -> int:
+        if not self._headroom:
+            return height
+        return (height // self._headroom + 1) * self._headroom
 
     def _frozen(self, texts: list[str], *, after: str, defer: bool) -> list[Part]:
         """A part per text. While catching up (`defer`), a part with a screenful of text after
@@ -347,7 +394,8 @@ class MarkdownText(Widget):
             return 1
         if self._offsets_stale or width != self._offsets_width:
             self._lay_out(width)
-        return self._offsets[-1]
+        self._laid_out_height = self._height_with_room(self._offsets[-1])
+        return self._laid_out_height
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The base style (theme colours, a focused reply's background) is applied on drawing,

@@ -282,6 +282,12 @@ class ReplyView(Vertical, can_focus=True):
         if self.children:  # not composed yet: compose shows all the text so far
             self.query_one(".body", MarkdownText).append(text)
 
+    def grow_ahead(self, lines: int) -> None:
+        """While the reply streams, its text grows into `lines` laid out ahead; 0 once it
+        has ended (MarkdownText.grow_ahead)."""
+        if self.children:
+            self.query_one(".body", MarkdownText).grow_ahead(lines)
+
     def append_reasoning(self, text: str) -> None:
         self.reasoning += text
         if not self.children:

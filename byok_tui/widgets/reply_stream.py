@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from byok_tui.redaction import StreamRedactor
-from byok_tui.widgets.markdown_text import BURST_CHARS
+from byok_tui.widgets.markdown_text import BURST_CHARS, STREAM_HEADROOM
 from byok_tui.widgets.message_views import ReplyView
 
 # Ten frames a second: text appears in steps of a few words, as smooth to read as twenty, at
@@ -97,6 +97,7 @@ class ReplyStream:
         self._text, self._reasoning = [], []
         if final:
             text, reasoning = text + shown_text.flush(), reasoning + shown_reasoning.flush()
+        view.grow_ahead(0 if final else STREAM_HEADROOM)
         if not (text or reasoning):
             return
         self._last_flush = monotonic()

@@ -21,7 +21,7 @@ from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
-from byok_tui.widgets.markdown_text import MarkdownText
+from byok_tui.widgets.markdown_text import STREAM_HEADROOM, MarkdownText
 from byok_tui.widgets.message_views import ErrorBlock, ReplyView, UserMessage
 from byok_tui.widgets.transcript import MOST_SHOWN, Transcript
 from tests.support.fake_backend import FakeProviders
@@ -75,6 +75,29 @@ async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
         ("Tell me everything", "complete"),
         ("Partial answer", "partial"),
     ]
+
+
+@pytest.mark.parametrize("stopped", [False, True], ids=["ended", "stopped"])
+async def test_a_reply_keeps_no_blank_lines_laid_out_ahead_once_it_ends(stopped: bool) -> None:
+    """While a reply streams, its text grows into blank lines laid out ahead of it; once it
+    has ended, or the user stopped it, it is exactly as tall as its text."""
+    pieces = [f"Line {n} of a reply that streams in.\n\n" for n in range(12)]
+    app, _fake = with_key_answering(*pieces, pause=0.05, finish=not stopped)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Stream to me")
+        await wait_for(pilot, lambda: replies(app)[:1] != [] and "Line 2" in replies(app)[0])
+        body = app.screen.query_one(ReplyView).query_one(".body", MarkdownText)
+        text_height = body.line_offsets(body.size.width)[-1]
+        assert body.size.height > text_height, "blank lines laid out ahead while it streams"
+        assert body.size.height % STREAM_HEADROOM == 0
+        if stopped:
+            await wait_for(pilot, lambda: "Line 11" in replies(app)[0])
+            await pilot.press("escape")
+        await wait_for(pilot, lambda: not replying(app))
+        await pilot.pause()
+        assert "Line 11" in replies(app)[0]
+        assert body.size.height == body.line_offsets(body.size.width)[-1]
 
 
 async def test_replies_render_as_markdown_with_code_blocks() -> None:

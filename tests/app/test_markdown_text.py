@@ -15,6 +15,7 @@ from byok_tui.widgets.markdown_text import (
     BURST_QUIET,
     LARGE_CHARS,
     SETTLE_CHARS,
+    STREAM_HEADROOM,
     MarkdownText,
     Part,
     estimated_height,
@@ -214,6 +215,19 @@ async def test_a_large_text_given_whole_is_split_off_the_event_loop_and_drawn_fr
         assert drawn(widget) == rendered_at_once(whole, widget.size.width)
 
 
+def watch_layouts(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each refresh of a MarkdownText from now on asked for a layout."""
+    layouts: list[bool] = []
+    refresh = MarkdownText.refresh
+
+    def watched(self: MarkdownText, *args: object, layout: bool = False, **kw: object) -> object:
+        layouts.append(layout)
+        return refresh(self, *args, layout=layout, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownText, "refresh", watched)
+    return layouts
+
+
 async def test_words_that_fit_on_the_last_line_repaint_the_reply_without_a_layout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -224,16 +238,7 @@ async def test_words_that_fit_on_the_last_line_repaint_the_reply_without_a_layou
         widget = app.query_one(MarkdownText)
         widget.append("A first line that")
         await pilot.pause()
-        layouts: list[bool] = []
-        refresh = MarkdownText.refresh
-
-        def watched(
-            self: MarkdownText, *args: object, layout: bool = False, **kw: object
-        ) -> object:
-            layouts.append(layout)
-            return refresh(self, *args, layout=layout, **kw)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(MarkdownText, "refresh", watched)
+        layouts = watch_layouts(monkeypatch)
         widget.append(" goes on")
         assert layouts == [False], "as tall as before: a repaint"
         widget.append(" and on" * 20)
@@ -241,3 +246,55 @@ async def test_words_that_fit_on_the_last_line_repaint_the_reply_without_a_layou
         await pilot.pause()
         whole = "A first line that goes on" + " and on" * 20
         assert drawn(widget) == rendered_at_once(whole, widget.size.width)
+
+
+def on_screen(app: App[None]) -> list[str]:
+    """What the screen shows now, from what each widget last drew (stale lines included)."""
+    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+async def test_a_streaming_reply_grows_into_lines_laid_out_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a reply streams, its height grows STREAM_HEADROOM lines at a time: the words of
+    most frames are drawn into blank lines already laid out, a repaint of the lines that
+    changed; at the end its height is its text's again."""
+    app = OneText()
+    async with app.run_test(size=(40, 40)) as pilot:
+        widget = app.query_one(MarkdownText)
+        widget.grow_ahead(STREAM_HEADROOM)
+        await pilot.pause()
+        layouts = watch_layouts(monkeypatch)
+        words = "Each frame brings a line of words."  # as wide as the terminal, about
+        lines = 2 * STREAM_HEADROOM
+        for _ in range(lines):
+            widget.append(f" {words}")
+            await pilot.pause()
+        assert layouts.count(True) <= 3, f"{layouts.count(True)} layouts for {lines} lines"
+        assert widget.size.height % STREAM_HEADROOM == 0
+        whole = " ".join([words] * lines).lstrip()
+        text_lines = rendered_at_once(" " + whole, widget.size.width)
+        assert widget.size.height > len(text_lines), "blank lines laid out ahead"
+        assert on_screen(app)[: len(text_lines)] == text_lines, "a changed line was not redrawn"
+        widget.grow_ahead(0)
+        await pilot.pause()
+        assert widget.size.height == len(text_lines), "the reply ended: no blank lines left"
+
+
+@pytest.mark.parametrize("first", range(len(BLOCKS)))
+async def test_repainting_only_the_lines_that_changed_draws_the_whole_reply(first: int) -> None:
+    """Blocks freeze into parts while lines are repainted in place: the screen still shows
+    exactly the whole reply rendered at once."""
+    text = "".join((BLOCKS[first:] + BLOCKS[:first]) * 4)
+    app = OneText()
+    async with app.run_test(size=(60, 200)) as pilot:
+        widget = app.query_one(MarkdownText)
+        widget.grow_ahead(STREAM_HEADROOM)
+        await pilot.pause()
+        for start in range(0, len(text), 23):
+            widget.append(text[start : start + 23])
+            await pilot.pause()
+        expected = rendered_at_once(text, widget.size.width)
+        assert len(expected) < 200 - STREAM_HEADROOM, "the whole reply fits on the screen"
+        assert on_screen(app)[: len(expected)] == expected
+        assert not any(on_screen(app)[len(expected) : widget.size.height])
