@@ -362,7 +362,7 @@ async def bench_many_conversations(work: Path, quick: bool) -> Result:
     large = make_home(work / "conversations-large", size, 2)
     await _open_time(small)  # warm imports
     base, many = [], []
-    for _ in range(1 if quick else 3):  # alternated: the machine's load weighs on both alike
+    for _ in range(1 if quick else 5):  # alternated: the machine's load weighs on both alike
         base.append(await _open_time(small))
         many.append(await _open_time(large))
     ratio = statistics.median(many) / statistics.median(base)

@@ -320,6 +320,13 @@ class AppData:
             return page
         return branch.page_from(conversation_id, down_to, PAGE)
 
+    def older_conversations(self, bot_id: int, after: Conversation) -> list[Conversation]:
+        """The bot's next page of conversations, older than `after` (the last one listed)."""
+        from byok_tui.chat_state import CONVERSATIONS_PAGE
+
+        self._settled()
+        return self._context.db.conversations(bot_id, limit=CONVERSATIONS_PAGE, after=after)
+
     def newest_page(self, conversation_id: int) -> TranscriptPage:
         """The newest page of the conversation's branch on screen."""
         from byok_tui.chat_state import PAGE

@@ -134,7 +134,7 @@ def follow_first_key(
     from byok_tui.registry import get_provider, key_providers
     from byok_tui.storage.store import DEFAULT_BOT_NAME
 
-    if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.conversations(bot.id):
+    if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.has_conversations(bot.id):
         return bot
     own = get_provider(bot.config.provider)
     if not own.needs_key or first_usable_provider(services, [own], keys) is not None:

@@ -39,6 +39,7 @@ from byok_tui.screens.chat_messages import (
     BotDeleted,
     KeyInUseFound,
     LocalRuntimeChecked,
+    OlderConversationsRead,
     SpendRead,
     StateLoaded,
     StateLoadFailed,
@@ -206,9 +207,8 @@ class ChatScreen(Screen[None]):
         self._show_providers()
         sidebar = self.query_one(Sidebar)
         sidebar.show_bots(state.bots, state.bot.id)
-        sidebar.show_conversations(
-            state.conversations, state.conversation.id if state.conversation else None
-        )
+        current = state.conversation.id if state.conversation else None
+        sidebar.show_conversations(state.conversations, current, state.older_conversations)
         self.query_one(Transcript).set_empty_hint(self._empty_hint(state.key_in_use))
         if message.transcript:
             self._transcript_due = False
@@ -320,6 +320,30 @@ class ChatScreen(Screen[None]):
         conversation = next((c for c in self.state.conversations if c.id == message.item_id), None)
         if conversation is not None:
             self._ask_to_delete_conversation(conversation)
+
+    def on_sidebar_older_conversations_wanted(
+        self, message: Sidebar.OlderConversationsWanted
+    ) -> None:
+        if self.state is not None:
+            self._read_older_conversations(self.state.bot.id, message.last)
+
+    @work(thread=True, group="older-conversations")
+    def _read_older_conversations(self, bot_id: int, last: Conversation) -> None:
+        try:
+            older = self.data.older_conversations(bot_id, last)
+        except ByokError as error:
+            self.post_message(OlderConversationsRead(bot_id, [], error))
+            return
+        self.post_message(OlderConversationsRead(bot_id, older))
+
+    def on_older_conversations_read(self, message: OlderConversationsRead) -> None:
+        if message.error is not None:
+            self.notify(message.error.one_line(), severity="error", timeout=15)
+        if self.state is None or self.state.bot.id != message.bot_id:
+            return  # another bot is shown now
+        self.state.conversations += message.conversations
+        self.state.older_conversations -= len(message.conversations)
+        self.query_one(Sidebar).add_older(message.conversations)
 
     # Bots ----------------------------------------------------------------------------------
 
@@ -472,7 +496,7 @@ class ChatScreen(Screen[None]):
             self.state.conversation = message.conversation
             self.state.conversations.insert(0, message.conversation)
             self.query_one(Sidebar).show_conversations(
-                self.state.conversations, message.conversation.id
+                self.state.conversations, message.conversation.id, self.state.older_conversations
             )
 
     def on_chat_column_reply_finished(self, message: ChatColumn.ReplyFinished) -> None:
@@ -522,7 +546,8 @@ class ChatScreen(Screen[None]):
             return
         self.state.conversation = None
         self._column.new_conversation()
-        self.query_one(Sidebar).show_conversations(self.state.conversations, None)
+        sidebar = self.query_one(Sidebar)
+        sidebar.show_conversations(self.state.conversations, None, self.state.older_conversations)
         self.query_one(Composer).focus()
 
     def on_key(self, event: Key) -> None:

@@ -10,7 +10,7 @@ from textual.message import Message
 from byok_tui.attachments import Attachment
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
-from byok_tui.records import Spend, TranscriptPage
+from byok_tui.records import Conversation, Spend, TranscriptPage
 
 
 @dataclass
@@ -127,6 +127,15 @@ class EarlierRead(Message, bubble=False):
     page: TranscriptPage | None
     before: int
     reveal: int | None
+    error: ByokError | None = None
+
+
+@dataclass
+class OlderConversationsRead(Message):
+    """The bot's next page of older conversations was read (`error`: it could not be)."""
+
+    bot_id: int
+    conversations: list[Conversation]
     error: ByokError | None = None
 
 

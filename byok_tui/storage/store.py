@@ -304,12 +304,38 @@ class Store:
 
     # Conversations -------------------------------------------------------------------------
 
-    def conversations(self, bot_id: int) -> list[Conversation]:
+    def conversations(
+        self, bot_id: int, *, limit: int = -1, after: Conversation | None = None
+    ) -> list[Conversation]:
+        """The bot's conversations, newest first: at most `limit` (-1: all), those that come
+        `after` one (older than it) when given."""
+        # Row values compare in order: (updated, id) before the last one listed, exactly.
+        older = after is not None
         rows = self.connection().execute(
-            "SELECT * FROM conversations WHERE bot_id = ? ORDER BY updated DESC, id DESC",
-            (bot_id,),
+            "SELECT * FROM conversations WHERE bot_id = ?"
+            " AND (NOT ? OR (updated, id) < (?, ?)) ORDER BY updated DESC, id DESC LIMIT ?",
+            (bot_id, older, after and after.updated, after and after.id, limit),
         )
         return [_conversation(row) for row in rows]
+
+    def conversation_count(self, bot_id: int, *, newer_than: Conversation | None = None) -> int:
+        """How many conversations the bot has (those listed before `newer_than`, if given)."""
+        newer = newer_than is not None
+        row = self._one(
+            "SELECT COUNT(*) FROM conversations WHERE bot_id = ?"
+            " AND (NOT ? OR (updated, id) > (?, ?))",
+            bot_id,
+            newer,
+            newer_than and newer_than.updated,
+            newer_than and newer_than.id,
+        )
+        return int(row[0]) if row is not None else 0
+
+    def has_conversations(self, bot_id: int) -> bool:
+        """Whether the bot has any conversation (without reading them: a bot may have
+        tens of thousands)."""
+        row = self._one("SELECT 1 FROM conversations WHERE bot_id = ? LIMIT 1", bot_id)
+        return row is not None
 
     def conversation(self, conversation_id: int) -> Conversation:
         row = self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)

@@ -21,9 +21,6 @@ if TYPE_CHECKING:  # the first frame draws the sidebar before the database modul
     from byok_tui.records import Bot, Conversation
 
 
-CONVERSATIONS_SHOWN = 200  # at first, and more each time older ones are asked for
-
-
 class Sidebar(VerticalScroll):
     DEFAULT_CSS = """
     Sidebar { width: 30; border-right: vkey $foreground 20%; }
@@ -48,6 +45,12 @@ class Sidebar(VerticalScroll):
         conversation_id: int
 
     @dataclass
+    class OlderConversationsWanted(Message):
+        """Show older conversations was chosen: those after `last` are wanted."""
+
+        last: Conversation
+
+    @dataclass
     class DeleteWanted(Message):
         """Delete was pressed on a bot or a conversation: the screen asks, then deletes."""
 
@@ -56,8 +59,9 @@ class Sidebar(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._conversations: list[Conversation] = []  # the bot's, newest first
-        self._shown = CONVERSATIONS_SHOWN  # how many of them the list holds
+        self._conversations: list[Conversation] = []  # the newest of the bot's, newest first
+        self._older = 0  # how many more the bot has
+        self._asked_for_older = False  # the next page is being read
 
     def compose(self) -> ComposeResult:
         # Compact: no border, focused or not. A border drawn on focus would move every row
@@ -107,22 +111,32 @@ class Sidebar(VerticalScroll):
         ]
         self._replace("#bots", options, f"bot:{current}")
 
-    def show_conversations(self, conversations: list[Conversation], current: int | None) -> None:
-        """The newest conversations (as far back as `current`), and an option that shows
-        older ones: a list of 10,000 took the option list ~0.8 s to measure."""
-        self._conversations = conversations
-        at = next((i for i, c in enumerate(conversations) if c.id == current), 0)
-        self._shown = max(CONVERSATIONS_SHOWN, at + 1)
+    def show_conversations(
+        self, conversations: list[Conversation], current: int | None, older: int
+    ) -> None:
+        """The newest conversations (as far back as `current`), and an option that asks for
+        the `older` ones, a page at a time (the screen reads them)."""
+        self._conversations = list(conversations)
+        self._older = older
         self._fill_conversations(f"conv:{current}" if current else None)
 
+    def add_older(self, conversations: list[Conversation]) -> None:
+        """The next page of older conversations, read: listed, the first of them highlighted."""
+        self._asked_for_older = False
+        if not conversations:
+            return
+        self._conversations += conversations
+        self._older = max(0, self._older - len(conversations))
+        self._fill_conversations(f"conv:{conversations[0].id}")
+
     def _fill_conversations(self, highlight: str | None) -> None:
-        shown = self._conversations[: self._shown]
-        options = [Option(Text(c.title or "Untitled"), id=f"conv:{c.id}") for c in shown]
+        options = [
+            Option(Text(c.title or "Untitled"), id=f"conv:{c.id}") for c in self._conversations
+        ]
         if not options:
             options = [Option(Text("(none yet)", style="dim"), id="conv:none", disabled=True)]
-        older = len(self._conversations) - len(shown)
-        if older > 0:
-            label = Text(f"Show older conversations ({older:,} more)", style="dim italic")
+        if self._older > 0:
+            label = Text(f"Show older conversations ({self._older:,} more)", style="dim italic")
             options.append(Option(label, id="conv:older"))
         self._replace("#conversations", options, highlight)
 
@@ -152,8 +166,8 @@ class Sidebar(VerticalScroll):
         elif kind == "bot":
             self.post_message(self.BotChosen(int(value)))
         elif kind == "conv" and value == "older":
-            first_older = self._conversations[self._shown].id
-            self._shown += CONVERSATIONS_SHOWN
-            self._fill_conversations(f"conv:{first_older}")
+            if self._conversations and not self._asked_for_older:
+                self._asked_for_older = True  # one page at a time, however often pressed
+                self.post_message(self.OlderConversationsWanted(self._conversations[-1]))
         elif kind == "conv" and value != "none":
             self.post_message(self.ConversationChosen(int(value)))

@@ -1,12 +1,17 @@
 """A bot with thousands of conversations: the sidebar lists the newest 200 and an option that
-shows 200 more, so that opening the app does not measure them all."""
+shows 200 more, so that opening the app neither reads nor measures them all."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from textual.widgets import OptionList
 
+from byok_tui.chat_state import CONVERSATIONS_PAGE as CONVERSATIONS_SHOWN
+from byok_tui.records import Conversation
 from byok_tui.services import open_services, open_store
-from byok_tui.widgets.sidebar import CONVERSATIONS_SHOWN
+from byok_tui.storage.store import Store
 from tests.support.pilot import make_app, settle, wait_for
 
 
@@ -14,14 +19,27 @@ def listed(option_list: OptionList) -> list[str]:
     return [str(option.prompt) for option in option_list.options]
 
 
-async def test_the_sidebar_lists_the_newest_conversations_and_shows_older_ones_on_demand() -> None:
+async def test_the_sidebar_lists_the_newest_conversations_and_shows_older_ones_on_demand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.4-mini")
     for number in range(CONVERSATIONS_SHOWN + 50):
         store.create_conversation(bot.id, f"chat {number}")
+    read_at_most: list[int] = []
+    read = Store.conversations
+
+    def watched(self: Store, bot_id: int, **page: Any) -> list[Conversation]:
+        read_at_most.append(page.get("limit", -1))
+        return read(self, bot_id, **page)
+
+    monkeypatch.setattr(Store, "conversations", watched)
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        assert read_at_most and all(0 < limit <= CONVERSATIONS_SHOWN for limit in read_at_most), (
+            "opening read every conversation of the bot"
+        )
         conversations = app.screen.query_one("#conversations", OptionList)
         shown = listed(conversations)
         assert len(shown) == CONVERSATIONS_SHOWN + 1
@@ -36,3 +54,20 @@ async def test_the_sidebar_lists_the_newest_conversations_and_shows_older_ones_o
         highlighted = conversations.highlighted
         assert highlighted is not None
         assert listed(conversations)[highlighted] == "chat 49", "the first of those just shown"
+
+
+async def test_a_conversation_older_than_the_first_page_is_listed_when_it_is_open() -> None:
+    """The conversation open at the last start is listed (and highlighted) however far
+    back it is, with every newer one above it."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    made = [store.create_conversation(bot.id, f"chat {n}") for n in range(CONVERSATIONS_SHOWN + 30)]
+    store.set_last_opened(bot.id, made[5].id)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        conversations = app.screen.query_one("#conversations", OptionList)
+        shown = listed(conversations)
+        assert len(shown) == CONVERSATIONS_SHOWN + 25 + 1, "down to chat 5, then the option"
+        assert shown[-2:] == ["chat 5", "Show older conversations (5 more)"]
+        assert conversations.highlighted == len(shown) - 2

@@ -141,3 +141,28 @@ def test_a_database_from_a_newer_byok_tui_is_refused(db_path: Path) -> None:
     raw.close()
     with pytest.raises(DatabaseError, match="newer byok-tui"):
         Store(db_path)
+
+
+def test_conversations_are_read_a_page_at_a_time_newest_first(db_path: Path) -> None:
+    """A bot may have tens of thousands of conversations: they are read as many as are
+    shown, and the next page follows the last one shown, even when several were updated
+    in the same instant."""
+    store = Store(db_path)
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    made = [store.create_conversation(bot.id, f"chat {n}") for n in range(7)]
+    with store.transaction() as db:  # three of them in one instant
+        db.execute(
+            "UPDATE conversations SET updated = 5.0 WHERE id IN (?, ?, ?)",
+            [made[1].id, made[2].id, made[3].id],
+        )
+    everything = store.conversations(bot.id)
+    assert len(everything) == 7
+    first = store.conversations(bot.id, limit=3)
+    assert first == everything[:3]
+    pages = [first]
+    while page := store.conversations(bot.id, limit=3, after=pages[-1][-1]):
+        pages.append(page)
+    assert [c for page in pages for c in page] == everything
+    assert store.conversation_count(bot.id) == 7
+    assert [store.conversation_count(bot.id, newer_than=c) for c in everything] == list(range(7))
+    assert not store.has_conversations(bot.id + 1) and store.has_conversations(bot.id)
