@@ -25,6 +25,10 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
 5. `sse_decoders`: httpx-sse's line and event decoders (`httpx_sse._decoders`), driven directly
    so that size bounds apply to comments and to a line or event that never ends; its public
    `EventSource` offers no such bound.
+6. `recompose_footer_once`: replaces `Footer.bindings_changed` (and sets its `_bindings_ready`),
+   which queues a whole recompose of the footer for every change of bindings: opening the
+   chat screen queued five (focus moved, a reply's keys came and went), ~11 ms each with
+   every key re-mounted and styled. Changes that arrive before the next refresh now make one.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads po
     from textual.app import App
     from textual.geometry import Size
     from textual.reactive import Reactive
+    from textual.screen import Screen
     from textual.widget import Widget
+    from textual.widgets import Footer
 
 
 def virtual_size_set_by_layout() -> Reactive[Size]:
@@ -74,3 +80,20 @@ def sse_decoders() -> tuple[Any, Any]:
     from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
     return SSELineDecoder(), SSEDecoder()
+
+
+def recompose_footer_once(footer: Footer, screen: Screen[Any]) -> None:
+    """`Footer.bindings_changed`, recomposing once for all the changes made before the next
+    refresh (point 6)."""
+    footer._bindings_ready = True
+    if not screen.app.app_focus or not footer.is_attached or screen is not footer.screen:
+        return
+    if getattr(footer, "_recompose_due", False):
+        return  # one is on its way: it composes the bindings as they are then
+
+    async def recompose() -> None:
+        footer._recompose_due = False  # type: ignore[attr-defined]
+        await footer.recompose()
+
+    footer._recompose_due = True  # type: ignore[attr-defined]
+    footer.call_after_refresh(recompose)

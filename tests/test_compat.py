@@ -13,6 +13,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import Reactive
 from textual.widget import Widget
+from textual.widgets import Footer as TextualFooter
 from textual.widgets import Static
 
 from byok_tui.compat import (
@@ -21,6 +22,7 @@ from byok_tui.compat import (
     stop_after_crash,
     virtual_size_set_by_layout,
 )
+from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.transcript import Transcript
 
 pytestmark = pytest.mark.internals
@@ -81,3 +83,37 @@ def test_5_httpx_sse_decoders_split_lines_and_assemble_events() -> None:
     ]
     assert [(e.event, e.data) for e in decoded] == [("a", '{"x"\n:1}')]
     assert hasattr(lines, "buffer")
+
+
+class WithFooter(App[None]):
+    BINDINGS = [("ctrl+t", "app.bell", "Ring")]
+
+    def compose(self) -> ComposeResult:
+        yield Footer()
+
+
+async def test_6_changes_of_bindings_before_a_refresh_recompose_the_footer_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's Footer still learns of new bindings through `bindings_changed(screen)` and
+    composes its keys only once `_bindings_ready` is set; ours recomposes once for several."""
+    assert list(inspect.signature(TextualFooter.bindings_changed).parameters) == ["self", "screen"]
+    assert "_bindings_ready" in inspect.getsource(TextualFooter.compose)
+    recomposes: list[int] = []
+    recompose = Footer.recompose
+
+    async def counted(self: Footer) -> None:
+        recomposes.append(1)
+        await recompose(self)
+
+    monkeypatch.setattr(Footer, "recompose", counted)
+    app = WithFooter()
+    async with app.run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        recomposes.clear()
+        for _ in range(4):  # four changes announced before the next refresh
+            app.screen.bindings_updated_signal.publish(app.screen)
+        await pilot.pause()
+        await pilot.pause()
+        assert len(recomposes) == 1
+        assert "Ring" in " ".join(str(key.render()) for key in app.query("FooterKey"))

@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Key, Resize
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, TextArea
+from textual.widgets import Button, Header, Input, TextArea
 
 from byok_tui.app_data import AppData
 from byok_tui.bindings import CHAT_KEYS, textual_bindings
@@ -49,6 +49,7 @@ from byok_tui.screens.side_panes import SidePanes
 from byok_tui.widgets.code_copies import CopyWanted
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.message_views import (
     AlternativeWanted,

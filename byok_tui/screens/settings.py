@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Static
+from textual.widgets import Button, Checkbox, Header, Input, Label, Static
 
 from byok_tui.app_data import AppData
 from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
@@ -29,6 +29,7 @@ from byok_tui.redaction import REDACTED
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.budget_editor import BudgetEditor
+from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_form import ProviderForm
 

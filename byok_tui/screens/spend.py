@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, Sparkline, Static
+from textual.widgets import DataTable, Header, Label, Sparkline, Static
 
 from byok_tui.app_data import AppData
 from byok_tui.bindings import SPEND_SCREEN_KEYS, textual_bindings
@@ -23,6 +23,7 @@ from byok_tui.pricing import format_usd
 from byok_tui.registry import get_provider, provider_ids
 from byok_tui.request_log import REQUEST_HEADINGS, request_cells
 from byok_tui.usage_report import UsageOverview
+from byok_tui.widgets.footer import Footer
 
 # The Requests screen shows this many of the latest; `byok-tui requests` shows them all.
 REQUESTS_SHOWN = 1_000
