@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -97,22 +98,33 @@ class ProviderClient:
             cache_seconds=self._config.key_command_cache_seconds(),
         )
         self._http: httpx.AsyncClient | None = None
+        self._making = threading.Lock()
         # Told the rate-limit headers of every response, with the provider and the key's source.
         self.on_limits: Callable[[str, str, RateLimits], None] | None = None
         # Told of every request once it has ended, however it ended (the request log).
         self.on_request: Callable[[RequestRecord], None] | None = None
 
-    def _client(self) -> httpx.AsyncClient:
-        if self._http is None:
-            import httpx
+    async def _opened(self) -> httpx.AsyncClient:
+        """The HTTP client, made in a worker thread the first time: importing httpx and
+        loading the TLS context took ~28 ms, which the screen would have waited for."""
+        if self._http is not None:
+            return self._http
+        return await asyncio.to_thread(self._client)
 
-            self._http = httpx.AsyncClient(
-                follow_redirects=False,  # a redirect must never carry a key to another host
-                trust_env=False,  # no proxies or .netrc credentials picked up from the environment
-                verify=True,
-                timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
-                headers={"user-agent": f"byok-tui/{__version__}"},
-            )
+    def _client(self) -> httpx.AsyncClient:
+        with self._making:  # a request and the start-up probe may both make it
+            return self._make_client() if self._http is None else self._http
+
+    def _make_client(self) -> httpx.AsyncClient:
+        import httpx
+
+        self._http = httpx.AsyncClient(
+            follow_redirects=False,  # a redirect must never carry a key to another host
+            trust_env=False,  # no proxies or .netrc credentials picked up from the environment
+            verify=True,
+            timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
+            headers={"user-agent": f"byok-tui/{__version__}"},
+        )
         return self._http
 
     async def aclose(self) -> None:
@@ -385,10 +397,10 @@ class _OpenResponse:
             self._on_sent()
 
     async def __aenter__(self) -> httpx.Response:
-        import httpx
-
         provider, call = self._provider, self._call
-        http = self._client._client()
+        http = await self._client._opened()
+        import httpx  # imported by then, in the thread that made the client
+
         timeout = httpx.Timeout(
             self._client._read_timeout(provider), connect=self._client._timeouts.connect
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
@@ -247,3 +248,24 @@ async def test_on_sent_is_called_once_the_request_is_on_the_wire_before_any_repl
     assert moments[:2] == ["sent", "TextDelta"]
     assert moments.count("sent") == 1
     assert len(server.requests) == 1
+
+
+async def test_the_http_client_is_made_off_the_event_loop(
+    server: ProviderServer, store: KeyStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the TLS context of the HTTP client takes tens of milliseconds: the first
+    request makes it in a worker thread, so the screen never waits for it."""
+    server.reply_with(Reply(steps=DONE))
+    made_in: list[bool] = []
+    make = ProviderClient._client
+
+    def watched(self: ProviderClient) -> object:
+        made_in.append(threading.current_thread() is threading.main_thread())
+        return make(self)
+
+    monkeypatch.setattr(ProviderClient, "_client", watched)
+    client = client_for("openai", server, store, key="sk-proj-" + "k" * 40)
+    async with client:
+        assert text_of(await collect(client, "openai")) == "ok"
+        assert text_of(await collect(client, "openai")) == "ok"
+    assert made_in and not any(made_in), "the HTTP client was made on the event loop"
