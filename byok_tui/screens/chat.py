@@ -10,8 +10,6 @@ conversation column (screens/chat_column.py); which side panes show, and where, 
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -119,11 +117,6 @@ class ChatScreen(Screen[None]):
         for notice in self.data.notices():  # e.g. the data folder's permissions tightened
             self.notify(notice, severity="warning", timeout=15)
         self.call_after_refresh(self._mount_config_pane)
-        self.call_after_refresh(self._warm_up)
-
-    def _warm_up(self) -> None:
-        # In a thread, once this screen is drawn: it would compete with drawing it.
-        self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     async def _mount_config_pane(self) -> None:
         pane = ConfigPane(id="config")
@@ -174,6 +167,10 @@ class ChatScreen(Screen[None]):
         except ByokError as error:
             self.post_message(StateLoadFailed(error, generation=generation))
             return
+        # What drawing replies needs is loaded here, before any reply is composed: imported
+        # on the event loop while a thread imported it too, the screen waited on the import
+        # lock (~30 ms when the app opens on a conversation).
+        warm_up()
         self.post_message(StateLoaded(state, transcript=transcript, generation=generation))
 
     @work(exclusive=True, group="local-runtime")
@@ -184,9 +181,6 @@ class ChatScreen(Screen[None]):
         local = [p for p in providers() if not p.needs_key and not p.custom]
         if not local:
             return
-        # httpx is imported lazily (start-up does not pay for it); import it off the event
-        # loop here so that the first keystrokes after the first frame do not stall.
-        await asyncio.to_thread(importlib.import_module, "httpx")
         try:
             # What it answers is what the model list offers: the models actually pulled.
             await self.data.list_models(local[0], purpose="probe")

@@ -151,10 +151,11 @@ def render_markdown(text: str, *, continued: bool = False) -> RichMarkdown:
     return RichMarkdown(source, code_theme="monokai", hyperlinks=False)
 
 
+@lru_cache(maxsize=1)
 def warm_up() -> None:
     """Load what drawing the first reply needs: Rich's Markdown, the block parser, Pygments'
-    Python lexer and the code theme. Done cold, in the middle of the first reply, that took
-    ~45 ms of the event loop; called from a thread once the chat screen is up."""
+    Python lexer and the code theme (once). Done cold, in the middle of the first reply,
+    that took ~45 ms of the event loop; called from a thread before any reply is drawn."""
     from rich.console import Console
 
     _parser()
