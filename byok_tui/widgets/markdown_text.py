@@ -12,8 +12,12 @@ mount cost a layout of its own once it completed.
 from __future__ import annotations
 
 import functools
+import gc
 import io
+import threading
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, pairwise
@@ -33,6 +37,7 @@ from byok_tui.sanitize import clean_line
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.token import Token
     from rich.markdown import Markdown as RichMarkdown
 
 SETTLE_CHARS = 800  # finished blocks are frozen in parts of at least this much text
@@ -82,23 +87,49 @@ class CodeBlock:
 FENCE_MARKS = ("```", "~~~")
 
 
-def code_blocks(text: str) -> list[CodeBlock]:
-    """Every fenced code block of `text`, in order, inside lists and quotes too."""
+def code_blocks(text: str, tokens: list[Token] | None = None) -> list[CodeBlock]:
+    """Every fenced code block of `text`, in order, inside lists and quotes too. `tokens`:
+    the text's, when it has been parsed already."""
     if not any(mark in text for mark in FENCE_MARKS):
         return []  # no parse for the many replies without one
     return [
         CodeBlock(clean_line(token.info).split(" ")[0][:40], token.content)
-        for token in _parser().parse(text)
+        for token in (_parser().parse(text) if tokens is None else tokens)
         if token.type == "fence"
     ]
 
 
-def finished_blocks(text: str) -> tuple[list[str], str]:
+_collector_lock = threading.Lock()
+_collector_pauses = 0
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a worker parses a large text: the
+    parse holds hundreds of thousands of tokens at once, and every collection meanwhile
+    walked them all with the event loop stopped (sampled opening a 3 MB reply: 10-40 ms
+    a collection, 54 ms for the oldest generation). The tokens hold no cycles: they are
+    freed as the parse returns. Pauses may overlap (two large replies at once)."""
+    global _collector_pauses
+    with _collector_lock:
+        _collector_pauses += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_pauses -= 1
+            if not _collector_pauses:
+                gc.enable()
+
+
+def finished_blocks(text: str, tokens: list[Token] | None = None) -> tuple[list[str], str]:
     """Split Markdown into its finished top-level blocks and the live rest: every whole block
     before the last one, which more text can no longer change, then everything after.
-    Together they are `text`, and every split falls at the start of a line."""
+    Together they are `text`, and every split falls at the start of a line. `tokens`: the
+    text's, when it has been parsed already."""
     starts: list[tuple[int, str]] = []  # (first line, token type) of each top-level block
-    for token in _parser().parse(text):
+    for token in _parser().parse(text) if tokens is None else tokens:
         if token.level == 0 and token.map is not None and token.nesting in (0, 1):
             # Rich puts no blank line after a rule, and a continued part starts with one:
             # keep a rule with the block after it.
@@ -207,6 +238,19 @@ class MarkdownText(Widget):
 
         texts: list[str]
         live: str
+        code: list[CodeBlock]  # its code blocks, found in the same parse
+
+    @dataclass
+    class CodeBlocksFound(Message):
+        """The code blocks of a large text given whole, found as it was split (its reply
+        offers a copy target for each)."""
+
+        markdown: MarkdownText
+        blocks: list[CodeBlock]
+
+        @property
+        def control(self) -> MarkdownText:
+            return self.markdown
 
     def __init__(self, text: str = "", *, classes: str | None = None) -> None:
         super().__init__(classes=classes)
@@ -237,15 +281,20 @@ class MarkdownText(Widget):
 
     def _split(self, text: str) -> None:
         """In a worker thread: the blocks of `text`, grouped into parts."""
-        blocks, rest = finished_blocks(text)
+        with collector_paused():
+            tokens = _parser().parse(text)
+            blocks, rest = finished_blocks(text, tokens)
+            code = code_blocks(text, tokens)
+            del tokens  # freed here, with the collector still paused
         texts, leftover = group_blocks(blocks)
-        self.post_message(self.Split(texts, leftover + rest))
+        self.post_message(self.Split(texts, leftover + rest, code))
 
     def on_markdown_text_split(self, message: Split) -> None:
         """Parts off screen are rendered when they scroll into view, or a few milliseconds
         at a time, newest first; the end, where the reader is, at once."""
         self.pending = False
         self.set_class(False, "-pending")
+        self.post_message(self.CodeBlocksFound(self, message.code))
         self.frozen = self._frozen(message.texts, after=message.live, defer=True)
         if any(part.deferred for part in self.frozen):
             self._settle_later()

@@ -25,7 +25,13 @@ from byok_tui.pricing import usage_line
 from byok_tui.records import Message as StoredMessage
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.widgets.code_copies import ReplyMeta, copy_wanted
-from byok_tui.widgets.markdown_text import LARGE_CHARS, CodeBlock, MarkdownText, code_blocks
+from byok_tui.widgets.markdown_text import (
+    LARGE_CHARS,
+    CodeBlock,
+    MarkdownText,
+    code_blocks,
+    collector_paused,
+)
 
 CONTINUE_LABEL = "Continue ▸ c"
 
@@ -174,15 +180,18 @@ class ReplyView(Vertical, can_focus=True):
         if self.reasoning:
             yield self._reasoning_view()
         yield MarkdownText(self.content, classes="body")
-        # Stored: whole, so its code blocks are final (a large reply's are found on mount).
+        # Stored: whole, so its code blocks are final (a large reply's are found as its
+        # text is split, MarkdownText.CodeBlocksFound).
         stored = self.message_id is not None and len(self.content) <= LARGE_CHARS
         yield ReplyMeta(self._meta, code_blocks(self.content) if stored else [])
         if self._continuable:
             yield self._continue_button()
 
-    def on_mount(self) -> None:
-        if self.message_id is not None and len(self.content) > LARGE_CHARS:
-            self._find_code_blocks()
+    def on_markdown_text_code_blocks_found(self, message: MarkdownText.CodeBlocksFound) -> None:
+        message.stop()
+        if message.control is self.query_one(".body", MarkdownText):  # not the reasoning's
+            for meta in self.query(ReplyMeta):
+                meta.set_blocks(message.blocks)
 
     @dataclass
     class CodeBlocksFound(Message, bubble=False):
@@ -200,18 +209,22 @@ class ReplyView(Vertical, can_focus=True):
 
     def _find_code_blocks(self) -> None:
         content = self.content
-        self.run_worker(
-            lambda: self.post_message(self.CodeBlocksFound(code_blocks(content))),
-            thread=True,
-            group="code-blocks",
-        )
+
+        def find() -> None:
+            with collector_paused():
+                found = code_blocks(content)
+            self.post_message(self.CodeBlocksFound(found))
+
+        self.run_worker(find, thread=True, group="code-blocks")
 
     def on_reply_view_code_blocks_found(self, message: CodeBlocksFound) -> None:
         for meta in self.query(ReplyMeta):
             meta.set_blocks(message.blocks)
 
     def action_copy_code(self) -> None:
-        blocks = code_blocks(self.content)
+        # Those already found (a megabyte's parse would hold the screen ~0.1 s), else now.
+        found = [meta.blocks for meta in self.query(ReplyMeta) if meta.blocks]
+        blocks = found[0] if found else code_blocks(self.content)
         if not blocks:
             self.notify("This reply has no code block.")
             return

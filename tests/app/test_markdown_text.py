@@ -3,6 +3,9 @@ block is re-rendered as text arrives, and text that scrolls past unseen is rende
 
 from __future__ import annotations
 
+import gc
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,6 +21,7 @@ from byok_tui.widgets.markdown_text import (
     STREAM_HEADROOM,
     MarkdownText,
     Part,
+    collector_paused,
     estimated_height,
     finished_blocks,
     group_blocks,
@@ -187,9 +191,9 @@ async def test_a_large_text_given_whole_is_split_off_the_event_loop_and_drawn_fr
     threads: list[threading.Thread] = []
     split = markdown_text.finished_blocks
 
-    def watched(given: str) -> tuple[list[str], str]:
+    def watched(given: str, tokens: Any = None) -> tuple[list[str], str]:
         threads.append(threading.current_thread())
-        return split(given)
+        return split(given, tokens)
 
     monkeypatch.setattr(markdown_text, "finished_blocks", watched)
 
@@ -298,3 +302,15 @@ async def test_repainting_only_the_lines_that_changed_draws_the_whole_reply(firs
         assert len(expected) < 200 - STREAM_HEADROOM, "the whole reply fits on the screen"
         assert on_screen(app)[: len(expected)] == expected
         assert not any(on_screen(app)[len(expected) : widget.size.height])
+
+
+def test_the_collector_is_paused_while_any_large_parse_runs_and_only_then() -> None:
+    """Two parses may overlap: the collector comes back when the last ends, even one that
+    failed."""
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with pytest.raises(ValueError), collector_paused():
+            raise ValueError("a parse that failed")
+        assert not gc.isenabled(), "the other parse still runs"
+    assert gc.isenabled()

@@ -5,6 +5,9 @@ terminal's clipboard sequence, with any key in it replaced."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from textual.events import Click
 from textual.geometry import Offset
 from textual.pilot import Pilot
@@ -14,6 +17,7 @@ from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
+from byok_tui.widgets import markdown_text
 from byok_tui.widgets.code_copies import GAP, ReplyMeta
 from byok_tui.widgets.markdown_text import LARGE_CHARS, CodeBlock, code_blocks
 from byok_tui.widgets.message_views import ReplyView
@@ -151,9 +155,22 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
         await copied(pilot, app, "make test\n")
 
 
-async def test_a_large_stored_replys_code_blocks_are_found_and_get_their_targets() -> None:
-    """A reply of megabytes has its code blocks found in a worker thread: the targets come
-    once they are found, the same as for a short reply."""
+async def test_a_large_stored_replys_code_blocks_are_found_and_get_their_targets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reply of megabytes has its code blocks found in a worker thread, in the same parse
+    that splits it into parts: the targets come once they are found, the same as for a
+    short reply."""
+    parser = markdown_text._parser()
+    parsed_large: list[int] = []
+    parse = parser.parse
+
+    def counted(text: str, env: Any = None) -> Any:
+        if len(text) > LARGE_CHARS:
+            parsed_large.append(len(text))
+        return parse(text, env)
+
+    monkeypatch.setattr(parser, "parse", counted)
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "Code")
@@ -168,3 +185,4 @@ async def test_a_large_stored_replys_code_blocks_are_found_and_get_their_targets
         assert targets(app) == [
             GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
         ]
+        assert len(parsed_large) == 1, "the large reply was parsed more than once"
