@@ -47,6 +47,22 @@ def compile_like_an_install() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
 
 
+def fresh_heap() -> None:
+    """Before an app is measured in this process: the heap it would have in a process of its
+    own. The app freezes what start-up loaded, once per process (byok_tui/app.py,
+    _freeze_heap_once); the first app measured here froze its own objects, and the apps
+    after it were kept alive through them: each later collection walked them all (opening a
+    3 MB reply after the other benchmarks: collections of 150-300 ms, against none above
+    25 ms in a process of its own)."""
+    import gc
+
+    import byok_tui.app
+
+    gc.unfreeze()
+    gc.collect()
+    byok_tui.app._heap_frozen = False
+
+
 def make_home(root: Path, conversations: int, messages_each: int) -> dict[str, str]:
     """A BYOK_TUI_HOME with a key for every provider and a filled database; returns env."""
     root.mkdir(parents=True, exist_ok=True)
@@ -222,6 +238,9 @@ class StallMonitor:
 
 @contextlib.contextmanager
 def environment(env: dict[str, str]) -> Iterator[None]:
+    """`env` as the process environment, for an app measured in this process (with a fresh
+    heap: see fresh_heap)."""
+    fresh_heap()
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
