@@ -10,6 +10,7 @@ conversation column (screens/chat_column.py); which side panes show, and where, 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -169,8 +170,10 @@ class ChatScreen(Screen[None]):
             return
         # What drawing replies needs is loaded here, before any reply is composed: imported
         # on the event loop while a thread imported it too, the screen waited on the import
-        # lock (~30 ms when the app opens on a conversation).
-        warm_up()
+        # lock (~30 ms when the app opens on a conversation). Only a head start: should it
+        # fail, drawing a reply loads what it needs (and says what is wrong).
+        with contextlib.suppress(Exception):
+            warm_up()
         self.post_message(StateLoaded(state, transcript=transcript, generation=generation))
 
     @work(exclusive=True, group="local-runtime")

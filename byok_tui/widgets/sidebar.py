@@ -118,6 +118,7 @@ class Sidebar(VerticalScroll):
         the `older` ones, a page at a time (the screen reads them)."""
         self._conversations = list(conversations)
         self._older = older
+        self._asked_for_older = False  # a page asked for another bot's list is not wanted
         self._fill_conversations(f"conv:{current}" if current else None)
 
     def add_older(self, conversations: list[Conversation]) -> None:

@@ -17,6 +17,7 @@ from byok_tui.app import ByokApp
 from byok_tui.chat_state import PAGE, KeyInUse
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
+from byok_tui.screens import chat as chat_screen
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
@@ -98,6 +99,28 @@ async def test_a_reply_keeps_no_blank_lines_laid_out_ahead_once_it_ends(stopped:
         await pilot.pause()
         assert "Line 11" in replies(app)[0]
         assert body.size.height == body.line_offsets(body.size.width)[-1]
+
+
+async def test_the_conversation_opens_even_if_loading_the_markdown_renderer_early_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Loading what drawing replies needs before they are composed is only a head start:
+    should it fail, the conversation still opens with its replies drawn."""
+    app, _fake = with_key_answering("The **answer**.")
+
+    def broken() -> None:
+        raise RuntimeError("a renderer that cannot load early")
+
+    monkeypatch.setattr(chat_screen, "warm_up", broken)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "A question")
+        await wait_for(pilot, lambda: not replying(app) and replies(app) == ["The **answer**."])
+    reopened = make_app()
+    async with reopened.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: replies(reopened) == ["The **answer**."])
+        assert reopened.is_running
 
 
 async def test_replies_render_as_markdown_with_code_blocks() -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
 from textual.widgets import OptionList
 
 from byok_tui.chat_state import CONVERSATIONS_PAGE as CONVERSATIONS_SHOWN
 from byok_tui.records import Conversation
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
+from byok_tui.widgets.sidebar import Sidebar
 from tests.support.pilot import make_app, settle, wait_for
 
 
@@ -71,3 +73,41 @@ async def test_a_conversation_older_than_the_first_page_is_listed_when_it_is_ope
         assert len(shown) == CONVERSATIONS_SHOWN + 25 + 1, "down to chat 5, then the option"
         assert shown[-2:] == ["chat 5", "Show older conversations (5 more)"]
         assert conversations.highlighted == len(shown) - 2
+
+
+class OneSidebar(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.wanted: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield Sidebar(id="sidebar")
+
+    def on_sidebar_older_conversations_wanted(
+        self, message: Sidebar.OlderConversationsWanted
+    ) -> None:
+        self.wanted.append(message.last.id)
+
+
+def conversations_of(bot_id: int, count: int, first_id: int) -> list[Conversation]:
+    return [
+        Conversation(first_id + n, f"uuid-{first_id + n}", bot_id, f"chat {n}", 0.0, float(-n))
+        for n in range(count)
+    ]
+
+
+async def test_a_page_asked_for_one_bot_never_stops_another_bots_older_conversations() -> None:
+    """The next page is asked for once however often Show older is pressed; a list shown
+    for another bot meanwhile can ask for its own."""
+    app = OneSidebar()
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        conversations = app.query_one("#conversations", OptionList)
+        for bot_id, first_id in ((1, 100), (2, 200)):
+            sidebar.show_conversations(conversations_of(bot_id, 3, first_id), None, older=5)
+            await pilot.pause()
+            for _ in range(2):
+                conversations.highlighted = conversations.option_count - 1
+                conversations.action_select()
+                await pilot.pause()
+        assert app.wanted == [102, 202]
