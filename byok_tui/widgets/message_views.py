@@ -27,7 +27,6 @@ from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.widgets.code_copies import ReplyMeta, copy_wanted
 from byok_tui.widgets.markdown_text import (
     LARGE_CHARS,
-    CodeBlock,
     MarkdownText,
     code_blocks,
     collector_paused,
@@ -193,10 +192,6 @@ class ReplyView(Vertical, can_focus=True):
             for meta in self.query(ReplyMeta):
                 meta.set_blocks(message.blocks)
 
-    @dataclass
-    class CodeBlocksFound(Message, bubble=False):
-        blocks: list[CodeBlock]
-
     def show_code_copies(self) -> None:
         """The reply has ended: its code blocks get their copy targets (found in a worker
         thread in a large reply: parsing a megabyte of Markdown takes ~0.1 s)."""
@@ -208,18 +203,14 @@ class ReplyView(Vertical, can_focus=True):
             self.query_one(ReplyMeta).set_blocks(code_blocks(self.content))
 
     def _find_code_blocks(self) -> None:
-        content = self.content
+        content, body = self.content, self.query_one(".body", MarkdownText)
 
         def find() -> None:
             with collector_paused():
                 found = code_blocks(content)
-            self.post_message(self.CodeBlocksFound(found))
+            self.post_message(MarkdownText.CodeBlocksFound(body, found))
 
         self.run_worker(find, thread=True, group="code-blocks")
-
-    def on_reply_view_code_blocks_found(self, message: CodeBlocksFound) -> None:
-        for meta in self.query(ReplyMeta):
-            meta.set_blocks(message.blocks)
 
     def action_copy_code(self) -> None:
         # Those already found (a megabyte's parse would hold the screen ~0.1 s), else now.

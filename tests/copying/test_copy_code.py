@@ -186,3 +186,22 @@ async def test_a_large_stored_replys_code_blocks_are_found_and_get_their_targets
             GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
         ]
         assert len(parsed_large) == 1, "the large reply was parsed more than once"
+
+
+async def test_a_large_streamed_replys_code_blocks_get_their_targets_when_it_ends() -> None:
+    """A reply of megabytes that has just streamed in has its code blocks found in a worker
+    thread once it ends: the same targets as for a short reply."""
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    fake = FakeProviders()
+    padding = "A paragraph of prose that says a little about the code.\n\n" * 400
+    assert len(padding + REPLY) > LARGE_CHARS
+    fake.enqueue(padding, REPLY)
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Show me")
+        await wait_for(pilot, lambda: not replying(app))
+        await wait_for(pilot, lambda: bool(targets(app)))
+        assert targets(app) == [
+            GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
+        ]
