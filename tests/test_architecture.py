@@ -23,6 +23,7 @@ CORE_MODULES = [
     "byok_tui.registry",
     "byok_tui.redaction",
     "byok_tui.logs",
+    "byok_tui.markdown_blocks",
     "byok_tui.cli",
 ]
 

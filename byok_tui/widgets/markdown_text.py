@@ -12,15 +12,11 @@ mount cost a layout of its own once it completed.
 from __future__ import annotations
 
 import functools
-import gc
 import io
-import threading
 from bisect import bisect_right
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import accumulate
 from time import monotonic, perf_counter
 from typing import TYPE_CHECKING
 
@@ -33,14 +29,19 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
-from byok_tui.sanitize import clean_line
+from byok_tui.markdown_blocks import (
+    CodeBlock,
+    block_parser,
+    code_blocks,
+    collector_paused,
+    estimated_height,
+    finished_blocks,
+    group_blocks,
+)
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
     from rich.markdown import Markdown as RichMarkdown
 
-SETTLE_CHARS = 800  # finished blocks are frozen in parts of at least this much text
 # An append this large cannot come from a model streaming live (it would be some 40,000
 # characters a second at 20 frames a second): the reader is catching up with text that was
 # already waiting, so the screen works on the newest text first.
@@ -58,113 +59,6 @@ LARGE_CHARS = 20_000
 # each frame was a layout of the whole screen and, with the view following, a redraw of the
 # whole transcript (~2 + 5 ms): most of the CPU a paced reply cost.
 STREAM_HEADROOM = 12
-
-
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    # The same parser Rich renders with, so a split falls where Rich sees a block boundary;
-    # blocks only, since inline parsing (emphasis, code spans) cannot move a boundary and is
-    # most of the cost. Imported when the first reply is drawn: start-up does not pay for it.
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt().enable("strikethrough").enable("table").disable("inline")
-
-
-@dataclass(frozen=True, slots=True)
-class CodeBlock:
-    """A fenced code block of a reply: what its copy target copies."""
-
-    language: str  # the fence's first word ('' when it names none)
-    code: str
-
-    @property
-    def label(self) -> str:
-        """`⧉ python · 12 lines`: what the block's copy target says."""
-        lines = self.code.count("\n") or 1
-        return f"⧉ {self.language or 'code'} · {lines} line{'s' if lines > 1 else ''}"
-
-
-FENCE_MARKS = ("```", "~~~")
-
-
-def code_blocks(text: str, tokens: list[Token] | None = None) -> list[CodeBlock]:
-    """Every fenced code block of `text`, in order, inside lists and quotes too. `tokens`:
-    the text's, when it has been parsed already."""
-    if not any(mark in text for mark in FENCE_MARKS):
-        return []  # no parse for the many replies without one
-    return [
-        CodeBlock(clean_line(token.info).split(" ")[0][:40], token.content)
-        for token in (_parser().parse(text) if tokens is None else tokens)
-        if token.type == "fence"
-    ]
-
-
-_collector_lock = threading.Lock()
-_collector_pauses = 0
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused while a worker parses a large text: the
-    parse holds hundreds of thousands of tokens at once, and every collection meanwhile
-    walked them all with the event loop stopped (sampled opening a 3 MB reply: 10-40 ms
-    a collection, 54 ms for the oldest generation). The tokens hold no cycles: they are
-    freed as the parse returns. Pauses may overlap (two large replies at once)."""
-    global _collector_pauses
-    with _collector_lock:
-        _collector_pauses += 1
-        gc.disable()
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if not _collector_pauses:
-                gc.enable()
-
-
-def finished_blocks(text: str, tokens: list[Token] | None = None) -> tuple[list[str], str]:
-    """Split Markdown into its finished top-level blocks and the live rest: every whole block
-    before the last one, which more text can no longer change, then everything after.
-    Together they are `text`, and every split falls at the start of a line. `tokens`: the
-    text's, when it has been parsed already."""
-    starts: list[tuple[int, str]] = []  # (first line, token type) of each top-level block
-    for token in _parser().parse(text) if tokens is None else tokens:
-        if token.level == 0 and token.map is not None and token.nesting in (0, 1):
-            # Rich puts no blank line after a rule, and a continued part starts with one:
-            # keep a rule with the block after it.
-            if starts and starts[-1][1] == "hr":
-                starts[-1] = (starts[-1][0], token.type)
-            else:
-                starts.append((token.map[0], token.type))
-    if len(starts) < 2:
-        return [], text
-    lines = text.splitlines(keepends=True)
-    blocks = ["".join(lines[start:end]) for (start, _), (end, _) in pairwise(starts)]
-    blocks[0] = "".join(lines[: starts[1][0]])  # with any blank lines before the first block
-    return blocks, text[sum(map(len, blocks)) :]
-
-
-def group_blocks(blocks: list[str]) -> tuple[list[str], str]:
-    """Group whole blocks into texts of at least SETTLE_CHARS, one per part; what is left
-    over, too short for a part of its own, is returned to stay live."""
-    texts: list[str] = []
-    gathered = ""
-    for block in blocks:
-        gathered += block
-        if len(gathered) >= SETTLE_CHARS:
-            texts.append(gathered)
-            gathered = ""
-    return texts, gathered
-
-
-def estimated_height(text: str, width: int) -> int:
-    """About how many lines Rich draws `text` in: each source line wrapped at `width`.
-    Good enough to place a part nobody is looking at; it is drawn for real before anyone
-    does."""
-    if width <= 0:
-        return 0
-    return sum(max(1, -(-len(line) // width)) for line in text.splitlines())
 
 
 # A one-line paragraph rendered before a continued part, then dropped: Rich then lays the
@@ -189,7 +83,7 @@ def warm_up() -> None:
     that took ~45 ms of the event loop; called from a thread before any reply is drawn."""
     from rich.console import Console
 
-    _parser()
+    block_parser()
     sample = "Warm **up** with `code`:\n\n- a list\n\n```python\ndef up(): pass\n```\n"
     Console(width=40, force_terminal=True, file=io.StringIO()).print(render_markdown(sample))
 
@@ -282,7 +176,7 @@ class MarkdownText(Widget):
     def _split(self, text: str) -> None:
         """In a worker thread: the blocks of `text`, grouped into parts."""
         with collector_paused():
-            tokens = _parser().parse(text)
+            tokens = block_parser().parse(text)
             blocks, rest = finished_blocks(text, tokens)
             code = code_blocks(text, tokens)
             del tokens  # freed here, with the collector still paused

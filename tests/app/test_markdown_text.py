@@ -13,18 +13,20 @@ from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from byok_tui.widgets.markdown_text import (
-    BURST_CHARS,
-    BURST_QUIET,
-    LARGE_CHARS,
+from byok_tui.markdown_blocks import (
     SETTLE_CHARS,
-    STREAM_HEADROOM,
-    MarkdownText,
-    Part,
     collector_paused,
     estimated_height,
     finished_blocks,
     group_blocks,
+)
+from byok_tui.widgets.markdown_text import (
+    BURST_CHARS,
+    BURST_QUIET,
+    LARGE_CHARS,
+    STREAM_HEADROOM,
+    MarkdownText,
+    Part,
     render_markdown,
 )
 from tests.support.pilot import wait_for
@@ -189,11 +191,10 @@ async def test_a_large_text_given_whole_is_split_off_the_event_loop_and_drawn_fr
     text = whole_paragraphs(1_000)  # some 55,000 characters
     assert len(text) > LARGE_CHARS
     threads: list[threading.Thread] = []
-    split = markdown_text.finished_blocks
 
     def watched(given: str, tokens: Any = None) -> tuple[list[str], str]:
         threads.append(threading.current_thread())
-        return split(given, tokens)
+        return finished_blocks(given, tokens)
 
     monkeypatch.setattr(markdown_text, "finished_blocks", watched)
 

@@ -13,13 +13,14 @@ from textual.geometry import Offset
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from byok_tui import markdown_blocks
 from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
+from byok_tui.markdown_blocks import CodeBlock, code_blocks
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
-from byok_tui.widgets import markdown_text
 from byok_tui.widgets.code_copies import GAP, ReplyMeta
-from byok_tui.widgets.markdown_text import LARGE_CHARS, CodeBlock, code_blocks
+from byok_tui.widgets.markdown_text import LARGE_CHARS
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import app_answered_by, replying, send, settle, wait_for
@@ -161,7 +162,7 @@ async def test_a_large_stored_replys_code_blocks_are_found_and_get_their_targets
     """A reply of megabytes has its code blocks found in a worker thread, in the same parse
     that splits it into parts: the targets come once they are found, the same as for a
     short reply."""
-    parser = markdown_text._parser()
+    parser = markdown_blocks.block_parser()
     parsed_large: list[int] = []
     parse = parser.parse
 
