@@ -341,7 +341,7 @@ class ChatScreen(Screen[None]):
             return  # another bot is shown now
         self.state.conversations += message.conversations
         self.state.older_conversations -= len(message.conversations)
-        self.query_one(Sidebar).add_older(message.conversations)
+        self.query_one(Sidebar).add_older(message.conversations, self.state.older_conversations)
 
     # Bots ----------------------------------------------------------------------------------
 

@@ -121,13 +121,14 @@ class Sidebar(VerticalScroll):
         self._asked_for_older = False  # a page asked for another bot's list is not wanted
         self._fill_conversations(f"conv:{current}" if current else None)
 
-    def add_older(self, conversations: list[Conversation]) -> None:
-        """The next page of older conversations, read: listed, the first of them highlighted."""
+    def add_older(self, conversations: list[Conversation], older: int) -> None:
+        """The next page of older conversations, read (`older`: how many the bot has after
+        them): listed, the first of them highlighted."""
         self._asked_for_older = False
         if not conversations:
             return
         self._conversations += conversations
-        self._older = max(0, self._older - len(conversations))
+        self._older = older
         self._fill_conversations(f"conv:{conversations[0].id}")
 
     def _fill_conversations(self, highlight: str | None) -> None:
