@@ -17,6 +17,7 @@ Reads and the blocking writes run in the caller's thread: a worker thread, never
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -129,7 +130,6 @@ class AppData:
         providers whose failover is on."""
         from byok_tui.key_report import key_rows
         from byok_tui.keys.overview import key_overview
-        from byok_tui.registry import providers
 
         self._settled()
         services, book = self._context.services, self._context.db.key_health
@@ -279,6 +279,17 @@ class AppData:
         keys_read, self._keys_read = self._keys_read, None
         return read_state(self._context, bot_id, conversation_id, keys_read)
 
+    def read_ahead(self, bot_id: int, conversation_id: int) -> None:
+        """Read what the bot's next send in the conversation carries, ahead of it (a local
+        read, no request): that send then reads only what is added meanwhile. Only a head
+        start: a read that fails here is the send's to say."""
+        import sqlite3
+
+        self._settled()
+        with contextlib.suppress(ByokError, sqlite3.Error):
+            config = self._context.db.bot(bot_id).config
+            self._context.conversations.history(conversation_id, config)
+
     def key_in_use(self, bot_id: int) -> KeyInUse:
         """Which key the next message of this bot uses, in words."""
         self._settled()
@@ -291,17 +302,13 @@ class AppData:
         """The estimated input tokens and cost of sending `draft` now, in words (a local
         estimate: no request): the history counted is what would be sent, the newest
         messages that fit the model's context."""
-        from byok_tui.context_window import read_history
         from byok_tui.estimate import estimate
 
         self._settled()
-        db, models = self._context.db, self._context.models
-        config = db.bot(bot_id).config
+        config = self._context.db.bot(bot_id).config
         history: tuple[ChatMessage, ...] = ()
         if conversation_id:
-            provider = next((p for p in providers() if p.id == config.provider), None)
-            found = read_history(db, conversation_id, provider, config, models.context_of)
-            history = found.turns
+            history = self._context.conversations.history(conversation_id, config).turns
         texts = [config.system_prompt, *(message.content for message in history), draft]
         return estimate(config.provider, config.model, texts).line()
 

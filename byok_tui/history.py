@@ -30,11 +30,15 @@ def history_for(
     adds no new one).
     """
     attached = attached or {}
-    return tuple(
-        turn(m.role, m.content, attached.get(m.id, []), images=images)
-        for m in messages
-        if m.role == "user" or m.status == "complete"
-    )
+    sent = (sent_of(m, attached.get(m.id, []), images=images) for m in messages)
+    return tuple(one for one in sent if one is not None)
+
+
+def sent_of(message: Message, files: list[Attachment], *, images: bool) -> ChatMessage | None:
+    """What is sent of one message (None: nothing, a failed or partial reply)."""
+    if message.role == "user" or message.status == "complete":
+        return turn(message.role, message.content, files, images=images)
+    return None
 
 
 # What an image counts for, in tokens: the most any of the four families charges for one
@@ -91,14 +95,18 @@ def turn_tokens(message: ChatMessage) -> int:
     return estimated_tokens([message.content or " "]) + IMAGE_TOKENS * len(message.images)
 
 
-def fit_to_context(turns: Sequence[ChatMessage], room: int) -> tuple[ChatMessage, ...]:
+def fit_to_context(
+    turns: Sequence[ChatMessage], room: int, costs: Sequence[int] | None = None
+) -> tuple[ChatMessage, ...]:
     """The latest `turns` that fit in `room` tokens, starting with one of the user's (every
     family wants the user to speak first). The last turn is always kept: a message too long
-    on its own is the provider's to refuse, with its own words."""
+    on its own is the provider's to refuse, with its own words. `costs`: each turn's
+    turn_tokens, when already counted."""
     kept: list[ChatMessage] = []
     used = 0
-    for message in reversed(turns):
-        cost = turn_tokens(message)
+    for place in range(len(turns) - 1, -1, -1):
+        message = turns[place]
+        cost = turn_tokens(message) if costs is None else costs[place]
         if kept and used + cost > room:
             break
         kept.append(message)

@@ -175,8 +175,16 @@ class ChatColumn(Vertical):
         self._bot_id, self._conversation = bot_id, conversation
         if page is not None:
             self.query_one(Transcript).show_page(page)
+            if conversation is not None and page.messages:  # once it is on screen
+                self.call_after_refresh(self._read_ahead, bot_id, conversation.id)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
+
+    @work(thread=True, exclusive=True, group="read-ahead", exit_on_error=False)
+    def _read_ahead(self, bot_id: int, conversation_id: int) -> None:
+        """What the next send carries, read ahead of it: a send in a conversation longer
+        than the model's context then reads only what was added since (~30 ms less)."""
+        self.data.read_ahead(bot_id, conversation_id)
 
     def open_failed(self) -> None:
         """The read failed (the error was shown): a message waiting is told why it waits no more."""

@@ -60,6 +60,33 @@ class BranchReader:
         messages = messages_from(rows)
         return messages, not messages or messages[0].parent_id is None
 
+    def revision(self, conversation_id: int) -> int | None:
+        """How often what the conversation's messages say has changed, but for messages
+        nothing follows yet (None: no such conversation). Read before what it vouches for."""
+        row = (
+            self._store.connection()
+            .execute("SELECT revision FROM conversations WHERE id = ?", (conversation_id,))
+            .fetchone()
+        )
+        return None if row is None else int(row[0])
+
+    def messages_since(self, conversation_id: int, anchor: int, most: int) -> list[Message] | None:
+        """The branch on screen from the message `anchor` (included) to its newest, in order;
+        None when `anchor` is not among its newest `most` messages (another branch, or far
+        back)."""
+        rows = self._store.connection().execute(
+            "WITH RECURSIVE walk(id, parent, n) AS ("
+            " SELECT m.id, m.parent_id, 1 FROM conversations c"
+            " JOIN messages m ON m.id = c.leaf_id WHERE c.id = ?1"
+            " UNION ALL SELECT m.id, m.parent_id, walk.n + 1 FROM walk"
+            " JOIN messages m ON m.id = walk.parent WHERE walk.id != ?2 AND walk.n < ?3)"
+            " SELECT messages.* FROM messages JOIN walk ON messages.id = walk.id"
+            " ORDER BY messages.id",
+            (conversation_id, anchor, most),
+        )
+        messages = messages_from(rows)
+        return messages if messages and messages[0].id == anchor else None
+
     def branch_length(self, conversation_id: int) -> int:
         """How many messages the branch on screen holds (a walk of its ids alone)."""
         row = (

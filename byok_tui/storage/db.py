@@ -243,6 +243,19 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX conversation_spend ON messages(conversation_id, cost_usd)
         WHERE cost_usd IS NOT NULL;
     """,
+    # 13: a conversation's revision, counting changes to what its messages say, but for
+    # messages that nothing follows yet (a reply being written, or continued): a send keeps
+    # what it read of a long branch and reads only what follows, while the revision it read
+    # with is unchanged, whichever process wrote.
+    """
+    ALTER TABLE conversations ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+    CREATE TRIGGER messages_revised AFTER UPDATE OF content, status, parent_id ON messages
+    WHEN EXISTS (SELECT 1 FROM messages later
+                 WHERE later.conversation_id = NEW.conversation_id AND later.parent_id = NEW.id)
+    BEGIN
+        UPDATE conversations SET revision = revision + 1 WHERE id = NEW.conversation_id;
+    END;
+    """,
 )
 
 SEARCH_INDEX_MIGRATION = 9
