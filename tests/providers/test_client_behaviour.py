@@ -269,3 +269,23 @@ async def test_the_http_client_is_made_off_the_event_loop(
         assert text_of(await collect(client, "openai")) == "ok"
         assert text_of(await collect(client, "openai")) == "ok"
     assert made_in and not any(made_in), "the HTTP client was made on the event loop"
+
+
+async def test_a_request_body_is_compact_utf8_json_and_says_so(
+    server: ProviderServer, store: KeyStore
+) -> None:
+    """Text goes as written (no \\u escapes, which would double the bytes of most scripts),
+    in a body whose length and type the request states."""
+    from byok_tui.providers.types import ChatMessage, ChatRequest
+
+    server.reply_with(Reply(steps=DONE))
+    said = 'naïve 日本語 🙂 "quoted" \\ back\nslash'
+    async with client_for("openai", server, store, key="sk-proj-" + "k" * 40) as client:
+        request = ChatRequest(model="gpt-5.4-mini", messages=(ChatMessage("user", said),))
+        [e async for e in client.stream_chat(get_provider("openai"), request)]
+    [seen] = server.requests
+    assert seen.header("content-type") == "application/json"
+    assert seen.header("content-length") == str(len(seen.body))
+    assert seen.json["messages"] == [{"role": "user", "content": said}]
+    assert "日本語".encode() in seen.body and b"\\u" not in seen.body
+    assert b": " not in seen.body and b", " not in seen.body

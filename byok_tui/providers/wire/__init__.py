@@ -103,14 +103,21 @@ def turns(chat: ChatRequest) -> tuple[ChatMessage, ...]:
 
 
 def chat_messages(
-    chat: ChatRequest, fields: Callable[[ChatMessage], dict[str, Any]] | None = None
+    chat: ChatRequest, image_fields: Callable[[ChatMessage], dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
     """The conversation as role/content messages, the system prompt first: the shape the
-    OpenAI-compatible and Ollama APIs share. `fields`: a message's fields but its role (its
-    content and, for one with images, those in the family's format)."""
-    fields = fields or (lambda m: {"content": m.content})
+    OpenAI-compatible and Ollama APIs share. `image_fields`: the fields but its role of a
+    message with images, in the family's format (without it, images are not sent)."""
     messages = [{"role": "system", "content": chat.system}] if chat.system else []
-    return messages + [{"role": m.role, **fields(m)} for m in turns(chat)]
+    # One dict a message, made in one step: a long history is thousands of them, made
+    # between Enter and the request.
+    messages += [
+        {"role": m.role, **image_fields(m)}
+        if m.images and image_fields
+        else {"role": m.role, "content": m.content}
+        for m in turns(chat)
+    ]
+    return messages
 
 
 def load_json(provider: Provider, data: str) -> Any:

@@ -34,17 +34,15 @@ if TYPE_CHECKING:
     import httpx
 
 
-def _fields(message: ChatMessage) -> dict[str, Any]:
-    """A message's content, and its images as a list of base64 strings beside it."""
-    if not message.images:
-        return {"content": message.content}
+def _image_fields(message: ChatMessage) -> dict[str, Any]:
+    """A message with images: its content, and the images as base64 strings beside it."""
     return {"content": message.content, "images": [image.base64 for image in message.images]}
 
 
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages = chat_messages(chat, _fields)
+    messages = chat_messages(chat, _image_fields)
     options: dict[str, Any] = {provider.token_param: chat.max_tokens}
     if chat.temperature is not None and model.accepts_temperature:
         options["temperature"] = chat.temperature

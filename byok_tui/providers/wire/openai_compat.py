@@ -34,10 +34,8 @@ if TYPE_CHECKING:
     import httpx
 
 
-def _fields(message: ChatMessage) -> dict[str, Any]:
-    """A message's content: with images, a list of parts, each image a data URL."""
-    if not message.images:
-        return {"content": message.content}
+def _image_fields(message: ChatMessage) -> dict[str, Any]:
+    """A message with images: its content a list of parts, each image a data URL."""
     parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
     parts += [{"type": "image_url", "image_url": {"url": i.data_url}} for i in message.images]
     return {"content": parts}
@@ -46,7 +44,7 @@ def _fields(message: ChatMessage) -> dict[str, Any]:
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages = chat_messages(chat, _fields)
+    messages = chat_messages(chat, _image_fields)
     body: dict[str, Any] = {
         "model": chat.model,
         "messages": messages,
