@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from byok_tui.attachments import Attachment
 from byok_tui.estimate import CHARS_PER_TOKEN
@@ -74,6 +74,7 @@ class _Kept:
     images: bool  # whether its turns carry images
     reads: list[_Read]  # newest last
     whole: bool  # whether it reached the conversation's first message
+    length: int | None = None  # the branch's messages up to the newest read, once counted
 
 
 class HistoryReader:
@@ -126,25 +127,51 @@ class HistoryReader:
     def _newest(self, conversation_id: int, chars: int, images: bool) -> tuple[list[_Read], bool]:
         branch = self._store.branch
         revision = branch.revision(conversation_id)  # before the messages it vouches for
-        kept, reads = self._kept, None
-        if (
-            kept is not None
-            and kept.reads
-            and (kept.conversation_id, kept.revision, kept.images)
-            == (conversation_id, revision, images)
-            and (kept.whole or chars <= kept.chars)
-        ):
-            since = branch.messages_since(conversation_id, kept.reads[-1].message.id, SINCE_MOST)
-            if since is not None:  # the newest read before is read again: it may have grown
-                reads = kept.reads[:-1] + self._reads_of(since, images)
+        kept, reads, length = self._kept, None, None
+        since = None
+        if kept is not None and kept.images == images and (kept.whole or chars <= kept.chars):
+            since = self._since(kept, conversation_id, revision)
+        if kept is not None and since is not None:
+            # The newest message read before is read again (a reply may have grown).
+            reads = kept.reads[:-1] + self._reads_of(since, images)
+            length = None if kept.length is None else kept.length + len(since) - 1
         if reads is None:
             messages, _whole = branch.recent_messages(conversation_id, chars, IMAGE_CHARS)
             reads = self._reads_of(messages, images)
         reads = _within(reads, chars)
         whole = not reads or reads[0].message.parent_id is None
         if revision is not None:
-            self._kept = _Kept(conversation_id, revision, chars, images, reads, whole)
+            self._kept = _Kept(conversation_id, revision, chars, images, reads, whole, length)
         return reads, whole
+
+    def branch_length(self, conversation_id: int) -> int:
+        """How many messages the branch on screen holds. The whole branch is walked once
+        (~45 ms for 100,000 messages, ten times that for a million), up to the newest
+        message read before, and kept; later counts add the messages since."""
+        branch = self._store.branch
+        revision = branch.revision(conversation_id)
+        with self._lock:
+            kept = self._kept
+            since = None if kept is None else self._since(kept, conversation_id, revision)
+        if kept is None or since is None:
+            return branch.branch_length(conversation_id)
+        length = kept.length
+        if length is None:
+            length = branch.length_to(kept.reads[-1].message.id)
+            with self._lock:
+                if self._kept is kept:
+                    self._kept = replace(kept, length=length)
+        return length + len(since) - 1
+
+    def _since(
+        self, kept: _Kept, conversation_id: int, revision: int | None
+    ) -> list[Message] | None:
+        """The branch from the newest message `kept` read to its newest now; None when what
+        was kept no longer holds (another conversation or branch, or a message changed)."""
+        if not kept.reads or (kept.conversation_id, kept.revision) != (conversation_id, revision):
+            return None
+        anchor = kept.reads[-1].message.id
+        return self._store.branch.messages_since(conversation_id, anchor, SINCE_MOST)
 
     def _reads_of(self, messages: list[Message], images: bool) -> list[_Read]:
         attached = self._store.branch.attachments_of([m.id for m in messages])

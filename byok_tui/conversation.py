@@ -453,7 +453,7 @@ class ConversationService:
         def count() -> HistoryTrimmed:
             try:
                 total: int | None = (
-                    self._store.branch.branch_length(ready.reply.conversation_id) - new_reply
+                    self._history.branch_length(ready.reply.conversation_id) - new_reply
                 )
             except sqlite3.Error:  # the notice goes without the count, the reply goes on
                 log.exception("counting the conversation's messages failed")

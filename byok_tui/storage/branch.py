@@ -89,15 +89,24 @@ class BranchReader:
 
     def branch_length(self, conversation_id: int) -> int:
         """How many messages the branch on screen holds (a walk of its ids alone)."""
+        return self._walk_length(
+            "SELECT leaf_id FROM conversations WHERE id = ? AND leaf_id IS NOT NULL",
+            conversation_id,
+        )
+
+    def length_to(self, message_id: int) -> int:
+        """How many messages a branch holds up to this one, this one included."""
+        return self._walk_length("SELECT id FROM messages WHERE id = ?", message_id)
+
+    def _walk_length(self, start: str, value: int) -> int:
         row = (
             self._store.connection()
             .execute(
-                "WITH RECURSIVE branch(id) AS ("
-                " SELECT leaf_id FROM conversations WHERE id = ? AND leaf_id IS NOT NULL"
+                f"WITH RECURSIVE branch(id) AS ({start}"  # noqa: S608 (fixed text)
                 " UNION ALL SELECT m.parent_id FROM messages m JOIN branch ON m.id = branch.id"
                 " WHERE m.parent_id IS NOT NULL)"
                 " SELECT count(*) FROM branch",
-                (conversation_id,),
+                (value,),
             )
             .fetchone()
         )

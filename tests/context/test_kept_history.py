@@ -148,6 +148,9 @@ def test_what_a_kept_read_sends_is_what_a_fresh_read_sends(steps: list[str], typ
             assert shape(kept.read(conversation_id, OPENAI, CONFIG, typed=said)) == shape(
                 expected
             ), f"after {steps[:n]}, the kept read sends what a fresh read does"
+            assert kept.branch_length(conversation_id) == store.branch.branch_length(
+                conversation_id
+            ), f"after {steps[:n]}, the kept count is the branch's length"
         other.close()
 
 
@@ -166,6 +169,26 @@ def test_a_send_after_one_more_message_reads_only_the_messages_since() -> None:
             HistoryReader(store, Context()).read(conversation_id, OPENAI, CONFIG).turns[-2:]
         )
         assert after.turns[-1].content == "one more" and len(after.turns) <= len(first.turns) + 2
+
+
+def test_the_branch_is_walked_once_to_count_what_a_trimmed_send_left_out() -> None:
+    with fresh_store() as store:
+        conversation_id = a_conversation(store, 300)
+        reader = HistoryReader(store, Context())
+        counts: list[str] = []
+        store.connection().set_trace_callback(
+            lambda statement: (
+                counts.append(statement) if "count(*) FROM branch" in statement else None
+            )
+        )
+        reader.read(conversation_id, OPENAI, CONFIG)
+        assert reader.branch_length(conversation_id) == 300
+        assert len(counts) == 1
+        store.add_message(conversation_id, "user", "one more")
+        reader.read(conversation_id, OPENAI, CONFIG)
+        store.add_message(conversation_id, "assistant", "")
+        assert reader.branch_length(conversation_id) == 302
+        assert len(counts) == 1, "counted from the newest message read before, not walked again"
 
 
 def test_an_older_message_changed_by_another_process_is_sent_as_it_now_is() -> None:
