@@ -36,8 +36,10 @@ PAGE = 60
 # messages to reach it would freeze the screen).
 REVEAL_SPAN = 600
 # Conversations listed in the sidebar at first, and more each time older ones are asked for:
-# a list of 10,000 took the option list ~0.8 s to measure, and reading them ~20 ms.
-CONVERSATIONS_PAGE = 200
+# a list of 10,000 took the option list ~0.8 s to measure, and reading them ~20 ms; 200 still
+# made the start-up 1.19-1.20x that of a bot with 10, 100 makes it 1.03-1.13x (the list
+# shows ~35 at 40 lines).
+CONVERSATIONS_PAGE = 100
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
-"""A bot with thousands of conversations: the sidebar lists the newest 200 and an option that
-shows 200 more, so that opening the app neither reads nor measures them all."""
+"""A bot with thousands of conversations: the sidebar lists the newest 100 and an option that
+shows 100 more, so that opening the app neither reads nor measures them all."""
 
 from __future__ import annotations
 
