@@ -2,7 +2,8 @@
 to the last word of the reply.
 
 A component of the chat screen, which tells it what is open (`opening`, `opened`) and hears
-back through its messages (`ConversationStarted`, `ReplyFinished`). It owns the send worker,
+back through its messages (`ConversationStarted`, `ReplyFinished`). Its transcript reads its
+own pages (screens/conversation_transcript.py). It owns the send worker,
 the retry and pacing countdowns and the reply in progress. The worker calls the data service
 and hands what arrives to the column's handlers through typed messages
 (screens/chat_messages.py); only the handlers touch widgets.
@@ -60,16 +61,15 @@ from byok_tui.screens.chat_messages import (
     AttachmentRead,
     AttachmentRefused,
     DraftEstimated,
-    EarlierRead,
     HistoryNotice,
     KeyNotice,
-    NewestRead,
     ReplyBilled,
     ReplyDone,
     ReplyEnded,
     ReplyFailed,
     ReplyOpened,
 )
+from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.attachment_chips import AttachmentChips
@@ -154,7 +154,7 @@ class ChatColumn(Vertical):
         self._estimate_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+        yield ConversationTranscript(self.data, lambda: self._conversation, id="transcript")
         yield ActivityLine(id="activity")
         yield AttachmentChips()
         yield Composer()
@@ -194,59 +194,17 @@ class ChatColumn(Vertical):
         self._conversation = None
         self.query_one(Transcript).show_page(TranscriptPage.empty())
 
-    # Earlier messages, read as the reader scrolls up -------------------------------------
-
-    def on_transcript_earlier_wanted(self, message: Transcript.EarlierWanted) -> None:
+    def on_conversation_transcript_newest_shown(
+        self, message: ConversationTranscript.NewestShown
+    ) -> None:
         message.stop()
-        if self._conversation is not None:
-            self._read_earlier(self._conversation.id, message)
-
-    @work(thread=True, group="earlier", exit_on_error=False)
-    def _read_earlier(self, conversation_id: int, wanted: Transcript.EarlierWanted) -> None:
-        try:
-            page = self.data.earlier_page(conversation_id, wanted.before, wanted.down_to)
-        except ByokError as error:
-            self.post_message(EarlierRead(None, wanted.before, wanted.reveal, error))
-            return
-        self.post_message(EarlierRead(page, wanted.before, wanted.reveal))
-
-    async def on_earlier_read(self, message: EarlierRead) -> None:
-        transcript = self.query_one(Transcript)
-        if message.page is None:
-            await transcript.show_earlier(TranscriptPage.empty(earlier=True), message.before)
-            error = message.error.one_line() if message.error else "unknown error"
-            self.notify(f"Earlier messages could not be read: {error}", severity="error")
-            return
-        await transcript.show_earlier(message.page, message.before)
-        if message.reveal is not None:
-            self.reveal(message.reveal)
-
-    def on_transcript_newest_wanted(self, message: Transcript.NewestWanted) -> None:
-        message.stop()
-        if self._conversation is not None:
-            self._read_newest(self._conversation.id)
-
-    @work(thread=True, exclusive=True, group="newest", exit_on_error=False)
-    def _read_newest(self, conversation_id: int) -> None:
-        try:
-            self.post_message(NewestRead(self.data.newest_page(conversation_id)))
-        except ByokError as error:
-            self.post_message(NewestRead(None, error))
-
-    def on_newest_read(self, message: NewestRead) -> None:
-        if message.page is not None:
-            self.query_one(Transcript).show_page(message.page)
-        else:
-            error = message.error.one_line() if message.error else "unknown error"
-            self.notify(f"The newest messages could not be read: {error}", severity="error")
         if not self._ready.is_set():  # a message sent meanwhile goes under them
             self._ready.set()
             self._echo()
 
     def reveal(self, message_id: int) -> None:
         """Show a stored message of the open conversation, marked (read first if need be)."""
-        if self.query_one(Transcript).reveal(message_id) == "absent":
-            self.notify("That message is no longer in this conversation.", severity="warning")
+        self.query_one(ConversationTranscript).show(message_id)
 
     def give_back_unsent(self, text: str) -> bool:
         """A message a killed process left unsent goes back to the composer, once (True)."""
@@ -389,11 +347,11 @@ class ChatColumn(Vertical):
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def _send_new(self, text: str, edit_of: int | None = None) -> None:
-        if edit_of is None and not self.query_one(Transcript).at_end:
+        transcript = self.query_one(ConversationTranscript)
+        if edit_of is None and not transcript.at_end:
             # A page found far back is shown: the message goes under the newest ones.
             self.opening()
-            if self._conversation is not None:
-                self._read_newest(self._conversation.id)
+            transcript.show_newest()
         # The message is drawn once its request is on the wire, or after ECHO_GRACE if that
         # takes longer: a frame drawn first would hold the request back by its length.
         self._unechoed, self._echoed_files = text, self._outgoing
