@@ -3,10 +3,10 @@ to the last word of the reply.
 
 A component of the chat screen, which tells it what is open (`opening`, `opened`) and hears
 back through its messages (`ConversationStarted`, `ReplyFinished`). Its transcript reads its
-own pages (screens/conversation_transcript.py). It owns the send worker,
-the retry and pacing countdowns and the reply in progress. The worker calls the data service
-and hands what arrives to the column's handlers through typed messages
-(screens/chat_messages.py); only the handlers touch widgets.
+own pages (screens/conversation_transcript.py). It owns the send worker, the retry, fallback
+and pacing countdowns (their rules: send_schedule.py) and the reply in progress. The worker
+calls the data service and hands what arrives to the column's handlers through typed
+messages (screens/chat_messages.py); only the handlers touch widgets.
 
 Nothing the user typed is lost: a message typed while a reply is streaming goes back into the
 composer; one sent while its conversation is opening is kept aside and stored there once it is
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ from byok_tui.fallbacks import (
     fallback_config,
     falls_back,
     parse_fallback,
-    short_wait,
     what_happened,
 )
 from byok_tui.history import HistoryTrimmed
@@ -71,6 +69,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
+from byok_tui.send_schedule import SendSchedule
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.attachment_chips import AttachmentChips
 from byok_tui.widgets.composer import COMPOSER_TITLE, Composer
@@ -81,11 +80,9 @@ from byok_tui.widgets.transcript import Transcript
 YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
 YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle
 FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first words to be drawn
-AUTO_RETRY_LIMIT = 90.0  # seconds: a longer wait is left to the user (ctrl+r)
 EDITING_TITLE = "Editing a message · Enter sends it as an alternative · Esc cancels"
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
-FALLBACK_SECONDS = 5  # the countdown before the bot's next fallback is asked (Esc stays)
 
 
 @dataclass(frozen=True)
@@ -132,14 +129,7 @@ class ChatColumn(Vertical):
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
         self._echoed_files: list[Attachment] = []  # and the files it carries
         self._send: Worker[None] | None = None
-        self._activity_started = 0.0
-        self._wait_until = 0.0
-        self._retry_at = 0.0  # when a rate-limited message is sent again by itself
-        self._retried_after_limit = False
-        self._target: str | None = None  # the fallback this send asks (None: the bot's own)
-        self._fallback_at = 0.0  # when the next fallback is asked, by itself
-        self._fallback_to: str | None = None
-        self._fallback_what = ""  # what went wrong, in a few words, for the countdown
+        self._schedule = SendSchedule()  # retries and fallbacks counting down
         # Set while what is shown is what the user asked for; cleared while a conversation
         # (or the bot's config) is being read: a message sent then waits.
         self._ready = asyncio.Event()
@@ -225,15 +215,14 @@ class ChatColumn(Vertical):
 
     def stop(self) -> None:
         """Stop the reply on its way, or the retry or the fallback counting down."""
-        self._retry_at = 0.0
-        self._fallback_at = 0.0
+        self._schedule.stop()
         if self.busy and self._send is not None:
             self._send.cancel()
 
     def retry(self) -> None:
         """Send the conversation's last message again (to the bot's own provider)."""
         if not self.busy and self._conversation is not None:
-            self._fallback_at = 0.0
+            self._schedule.stop()
             self._start_send(None)
 
     def regenerate(self, reply_id: int) -> bool:
@@ -241,7 +230,7 @@ class ChatColumn(Vertical):
         False when a reply is on its way."""
         if self.busy or self._conversation is None:
             return False
-        self._fallback_at = 0.0
+        self._schedule.stop()
         self._branch = Branch(regenerate=reply_id)
         self._start_send(None)
         return True
@@ -251,7 +240,7 @@ class ChatColumn(Vertical):
         way."""
         if self.busy or self._conversation is None:
             return False
-        self._fallback_at = self._retry_at = 0.0
+        self._schedule.stop()
         self._branch = Branch(continue_of=reply_id)
         self._start_send(None)
         return True
@@ -310,9 +299,7 @@ class ChatColumn(Vertical):
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         message.stop()
-        self._retry_at = 0.0
-        self._fallback_at = 0.0
-        self._retried_after_limit = False
+        self._schedule.typed()
         if self.busy:
             self.query_one(Composer).text = message.text  # given back: never lose what was typed
             self.notify("A reply is on its way: wait, or press Escape to stop it.")
@@ -379,8 +366,7 @@ class ChatColumn(Vertical):
         self, text: str | None, *, over_budget: bool = False, fallback: str | None = None
     ) -> None:
         """`fallback`: ask that one of the bot's fallbacks (`provider:model`) instead."""
-        self._activity_started = self._clock()
-        self._target = fallback
+        self._schedule.sending(self._clock(), fallback)
         self._stream = ReplyStream(self)  # the reply this send brings
         self._send = self._send_worker(text, over_budget, fallback)
         self._tick_activity()  # at once, not at the next half-second tick
@@ -534,9 +520,9 @@ class ChatColumn(Vertical):
 
     def _forward(self, stream: ReplyStream, event: StreamEvent) -> None:
         if isinstance(event, RateLimitWait):
-            self._wait_until = self._clock() + event.seconds  # the activity line counts down
+            self._schedule.pacing(self._clock(), event.seconds)  # the activity line counts down
             return
-        self._wait_until = 0.0
+        self._schedule.pacing(self._clock(), None)
         if isinstance(event, TextDelta):
             stream.write_text(event.text)
         elif isinstance(event, ReasoningDelta):
@@ -600,24 +586,9 @@ class ChatColumn(Vertical):
             self._offer_to_go_over_budget(error.message, message.continue_of)
         if message.continue_of is not None:
             return  # continued again only when the user asks (c): never a fallback's answer
-        if message.fallback_to is not None and (
-            short_wait(error) is None or self._retried_after_limit
-        ):
-            # Another provider may answer: say so, and ask it unless the user stays (Esc).
-            self._fallback_at = self._clock() + FALLBACK_SECONDS
-            self._fallback_to, self._fallback_what = message.fallback_to, message.fallback_what
-            return
-        if (
-            isinstance(error, ProviderError)
-            and error.kind is ErrorKind.RATE_LIMIT
-            and not error.daily_limit
-            and error.retry_after is not None
-            and error.retry_after <= AUTO_RETRY_LIMIT
-            and not self._retried_after_limit
-        ):
-            # Wait out the provider's own figure, with a countdown, then try once more.
-            self._retried_after_limit = True
-            self._retry_at = self._clock() + error.retry_after
+        # Another provider may answer, or the provider's own wait be waited out: the activity
+        # line counts down, and the user may stay (Escape).
+        self._schedule.failed(error, self._clock(), message.fallback_to, message.fallback_what)
 
     def _offer_to_go_over_budget(self, reached: str, continue_of: int | None = None) -> None:
         """A one-off choice: the message (or the reply to continue) waits, stored, until the
@@ -640,8 +611,7 @@ class ChatColumn(Vertical):
             reply.mark_stopped()
         if reply is not None and reply.message_id is not None and reply.is_attached:
             reply.show_code_copies()  # whole now: its code blocks are final
-        self._wait_until = 0.0
-        self._activity_started = 0.0
+        self._schedule.ended()
         self._tick_activity()
         self.post_message(self.ReplyFinished(self._billed, self._branched))
         self._billed, self._branched = None, False
@@ -682,24 +652,18 @@ class ChatColumn(Vertical):
     def _tick_activity(self) -> None:
         activity = self.query_one(ActivityLine)
         now = self._clock()
-        if self._retry_at and now >= self._retry_at and not self.busy:
-            self._retry_at = 0.0
-            self._start_send(None, fallback=self._target)  # the wait is over: once more
+        if not self.busy and (again := self._schedule.due(now)) is not None:
+            self._start_send(None, fallback=again.fallback)
             return
-        if self._fallback_at and now >= self._fallback_at and not self.busy:
-            self._fallback_at = 0.0
-            self._retried_after_limit = False  # the fallback may wait out a short limit once
-            self._start_send(None, fallback=self._fallback_to)
-            return
-        if self._fallback_at > now and self._fallback_to is not None:
-            seconds = math.ceil(self._fallback_at - now)
-            activity.show_fallback_countdown(self._fallback_what, self._fallback_to, seconds)
-        elif self._retry_at > now:
-            activity.show_retry_countdown(math.ceil(self._retry_at - now))
-        elif self._wait_until > now:
-            activity.show_rate_wait(math.ceil(self._wait_until - now))
-        elif self.busy:
+        countdown = self._schedule.countdown(now)
+        if countdown is None and self.busy:
             doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"
-            activity.show_working(doing, 1 + int((now - self._activity_started) * 2) % 3)
-        else:
+            activity.show_working(doing, 1 + int((now - self._schedule.started) * 2) % 3)
+        elif countdown is None:
             activity.show_idle(self._estimate_line)
+        elif countdown.kind == "fallback":
+            activity.show_fallback_countdown(countdown.what, countdown.to, countdown.seconds)
+        elif countdown.kind == "retry":
+            activity.show_retry_countdown(countdown.seconds)
+        else:
+            activity.show_rate_wait(countdown.seconds)

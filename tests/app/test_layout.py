@@ -85,9 +85,10 @@ async def test_at_120_by_40_the_activity_line_is_never_cut() -> None:
         assert len(text) <= activity.content_region.width, f"cut: {text!r}"
         # A fallback's countdown takes the lines it needs: long names still fit.
         column = chat(app).query_one(ChatColumn)
-        column._fallback_at = column._clock() + 5
-        column._fallback_what = "openrouter: server error (503)"
-        column._fallback_to = "openrouter:meta-llama/llama-3.3-70b-instruct"
+        schedule = column._schedule
+        schedule.fallback_at = column._clock() + 5
+        schedule.fallback_what = "openrouter: server error (503)"
+        schedule.fallback_to = "openrouter:meta-llama/llama-3.3-70b-instruct"
         column._tick_activity()
         await pilot.pause()
         text = str(activity.render())
