@@ -165,7 +165,10 @@ class ChatColumn(Vertical):
         self._bot_id, self._conversation = bot_id, conversation
         if page is not None:
             self.query_one(Transcript).show_page(page)
-            if conversation is not None and page.messages:  # once it is on screen
+            # Only for a conversation longer than a page (a short one is read at the send in
+            # a millisecond), and once it is on screen: the read holds the interpreter a few
+            # milliseconds at a time while the page is laid out.
+            if conversation is not None and page.earlier:
                 self.call_after_refresh(self._read_ahead, bot_id, conversation.id)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from byok_tui.attachments import Attachment
+from byok_tui.chat_state import PAGE
 from byok_tui.context_window import HistoryReader, SentHistory
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
@@ -238,13 +239,14 @@ def test_the_revision_counts_changes_to_messages_that_others_follow() -> None:
 async def test_a_conversation_opened_in_the_app_is_read_ahead_of_the_send(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Opening a conversation reads what its next send carries, in a worker: the send then
-    walks no further back than the messages added since."""
+    """Opening a conversation longer than a page reads what its next send carries, in a
+    worker: the send then walks no further back than the messages added since. (One that
+    fits a page is read at the send: a millisecond.)"""
     store = open_store(open_services())
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "C" * 60)
     bot = store.default_bot("openai", "gpt-5.4-mini")
     conversation = store.create_conversation(bot.id, "long")
-    for number in range(40):
+    for number in range(PAGE + 40):
         role: Role = "user" if number % 2 == 0 else "assistant"
         store.add_message(conversation.id, role, f"{number}: {WORDS}")
     walks: list[int] = []
@@ -267,4 +269,4 @@ async def test_a_conversation_opened_in_the_app_is_read_ahead_of_the_send(
         await workers_done(app)
         assert walks == [conversation.id], "the send read only the messages added since"
         [request] = fake.requests
-        assert request.texts[-2:] == ["39: " + WORDS, "the question"]
+        assert request.texts[-2:] == [f"{PAGE + 39}: {WORDS}", "the question"]
