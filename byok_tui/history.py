@@ -5,7 +5,7 @@ which reply can be continued. No I/O, no Textual.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from byok_tui.attachments import Attachment, AttachmentError, with_text_files
@@ -16,26 +16,11 @@ from byok_tui.records import Message
 from byok_tui.registry import Provider, providers
 
 
-def history_for(
-    messages: list[Message],
-    attached: Mapping[int, list[Attachment]] | None = None,
-    *,
-    images: bool = True,
-) -> tuple[ChatMessage, ...]:
-    """What the model is shown: user messages and completed replies, in order, each with
-    its files (`attached`, by message id): text files in its text, images beside it. With
-    `images` False (a model that takes none), an earlier image is named in the text instead.
-
-    Failed and partial replies are left out (a retry re-sends the user message once, as it
-    adds no new one).
-    """
-    attached = attached or {}
-    sent = (sent_of(m, attached.get(m.id, []), images=images) for m in messages)
-    return tuple(one for one in sent if one is not None)
-
-
 def sent_of(message: Message, files: list[Attachment], *, images: bool) -> ChatMessage | None:
-    """What is sent of one message (None: nothing, a failed or partial reply)."""
+    """What the model is shown of one message: a user message or a completed reply, with its
+    files (text files in its text, images beside it; with `images` False, a model that takes
+    none, an image is named in the text instead). None for a failed or partial reply: a
+    retry re-sends the user message once, as it adds no new one."""
     if message.role == "user" or message.status == "complete":
         return turn(message.role, message.content, files, images=images)
     return None

@@ -111,10 +111,14 @@ async def test_files_are_sent_again_with_the_history_and_named_to_a_model_withou
     assert latest == {"role": "user", "content": "And now?"}
 
     # Asked of a model that takes no images: the image is named, never dropped unsaid.
-    from byok_tui.history import history_for
+    from dataclasses import replace
 
-    messages = store.messages(conversation.id)
-    history = history_for(messages, store.attachments_in(conversation.id), images=False)
+    from byok_tui.context_window import HistoryReader
+    from byok_tui.registry import get_provider
+
+    text_only = replace(bot.config, provider="deepseek", model="deepseek-v4-flash")
+    reader = HistoryReader(store, lambda provider, model: None)
+    history = reader.read(conversation.id, get_provider("deepseek"), text_only).turns
     assert history[0].images == ()
     assert history[0].content.endswith("[images not sent, as this model takes none: pixel.png]")
 
