@@ -1,10 +1,11 @@
 """The chat screen: provider sidebar, conversation column, per-bot config pane.
 
 The screen composes them and routes messages between them. It opens bots and conversations
-(only the newest read is shown), saves what the panes edit, and runs the bot and
+(only the newest read is shown), saves a bot's new provider, and runs the bot and
 conversation actions (new, rename, delete). Sending and the reply in progress belong to the
-conversation column (screens/chat_column.py); which side panes show, and where, to
-`SidePanes` (side_panes.py). Workers call the data service and post typed messages
+conversation column (screens/chat_column.py); saving the rest of what the config pane edits
+to the pane (screens/bot_settings.py); which side panes show, and where, to `SidePanes`
+(side_panes.py). Workers call the data service and post typed messages
 (screens/chat_messages.py); only the handlers touch widgets.
 """
 
@@ -30,8 +31,9 @@ from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
 from byok_tui.pricing import format_usd
 from byok_tui.records import BotConfig, Conversation, KeyOverview, SearchHit
-from byok_tui.redaction import REDACTED, redact_keys
+from byok_tui.redaction import redact_keys
 from byok_tui.registry import get_provider
+from byok_tui.screens.bot_settings import BotSettingsPane
 from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.screens.chat_messages import (
     BotCreated,
@@ -47,7 +49,6 @@ from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.screens.side_panes import SidePanes
 from byok_tui.widgets.code_copies import CopyWanted
 from byok_tui.widgets.composer import Composer
-from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.markdown_text import warm_up
 from byok_tui.widgets.message_views import (
@@ -84,7 +85,7 @@ class ChatScreen(Screen[None]):
         # Whether each local runtime answered its probe (a provider not probed is not here).
         self.local_running: dict[str, bool] = {}
         self._panes = SidePanes(self)
-        self._mounted_pane: ConfigPane | None = None
+        self._mounted_pane: BotSettingsPane | None = None
         # The bot and conversation being opened: (bot id, conversation id), None for the
         # latest (or the default bot), 0 for a new conversation. While one is being opened
         # every reload reads it, so a reload (a config edit, a key change) never undoes it.
@@ -120,7 +121,7 @@ class ChatScreen(Screen[None]):
         self.call_after_refresh(self._mount_config_pane)
 
     async def _mount_config_pane(self) -> None:
-        pane = ConfigPane(id="config")
+        pane = BotSettingsPane(self.data, id="config")
         pane.display = self._panes.shown_at("#config", self.size.width)
         await self.query_one("#body").mount(pane)
         self._mounted_pane = pane  # only now are its fields composed and safe to fill
@@ -128,10 +129,10 @@ class ChatScreen(Screen[None]):
         if self.state is not None:
             self._fill_config_pane(pane, self.state)
 
-    def _config_pane(self) -> ConfigPane | None:
+    def _config_pane(self) -> BotSettingsPane | None:
         return self._mounted_pane
 
-    def _fill_config_pane(self, pane: ConfigPane, state: ChatState) -> None:
+    def _fill_config_pane(self, pane: BotSettingsPane, state: ChatState) -> None:
         others = {bot.name for bot in state.bots if bot.id != state.bot.id}
         pane.show(state.bot, state.models, state.global_key, state.bot_key, others)
         pane.show_key_in_use(state.key_in_use.line)
@@ -435,54 +436,21 @@ class ChatScreen(Screen[None]):
         dialog = ConfirmDialog(question, yes="Remove it", no=f"Keep it for {was_name}")
         self.app.push_screen(dialog, answered)
 
-    def on_config_pane_config_edited(self, message: ConfigPane.ConfigEdited) -> None:
-        if self.state is None or message.config == self.state.bot.config:
+    def on_bot_settings_pane_provider_chosen(self, message: BotSettingsPane.ProviderChosen) -> None:
+        self._save_config(message.config)
+
+    def on_bot_settings_pane_bot_saved(self, message: BotSettingsPane.BotSaved) -> None:
+        if self.state is None or self.state.bot.id != message.bot_id:
             return
-        provider_changed = message.config.provider != self.state.bot.config.provider
-        if provider_changed:
-            default_model = get_provider(message.config.provider).default_model
-            message.config = replace(message.config, model=default_model)
-            self._save_config(message.config)
-            return
-        bot_id, config = self.state.bot.id, message.config
-        self.data.save_bot_config(bot_id, config)
-        renamed = config.name != self.state.bot.config.name
-        self.state.bot = replace(self.state.bot, config=config)  # what is saved now
+        renamed = message.config.name != self.state.bot.config.name
+        self.state.bot = replace(self.state.bot, config=message.config)  # what is saved now
         if renamed:
-            self.state.bots = [self.state.bot if b.id == bot_id else b for b in self.state.bots]
-            self.query_one(Sidebar).show_bots(self.state.bots, bot_id)
+            bot = self.state.bot
+            self.state.bots = [bot if b.id == bot.id else b for b in self.state.bots]
+            self.query_one(Sidebar).show_bots(self.state.bots, bot.id)
             self._show_title()
 
-    def on_config_pane_model_id_wanted(self, _message: ConfigPane.ModelIdWanted) -> None:
-        pane = self._config_pane()
-        if pane is not None:
-            dialog = TextDialog("Model id, as the provider names it", "")
-            self.app.push_screen(dialog, pane.model_id_typed)
-
-    def on_config_pane_global_key_edited(self, message: ConfigPane.GlobalKeyEdited) -> None:
-        if not get_provider(message.provider_id).needs_key:
-            return  # a local runtime has no key entry
-        self.data.save_provider_key(message.provider_id, message.value)  # empty removes it
-        self._refresh_key_in_use()
-
-    def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
-        if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
-            return
-        self.data.save_bot_key(self.state.bot.id, message.value)
-        self._refresh_key_in_use()
-
-    def on_config_pane_bot_key_choice_edited(self, message: ConfigPane.BotKeyChoiceEdited) -> None:
-        if self.state is None or not get_provider(self.state.bot.config.provider).needs_key:
-            return
-        if message.command and REDACTED in message.command:
-            self.notify("Not saved: the command holds a key ([REDACTED]).", severity="error")
-            return
-        self.data.save_bot_key_choice(
-            self.state.bot.id, command=message.command, label=message.label
-        )
-        self.notify(
-            "Saved: the next message uses it." if message.command or message.label else "Removed."
-        )
+    def on_bot_settings_pane_keys_changed(self, _message: BotSettingsPane.KeysChanged) -> None:
         self._refresh_key_in_use()
 
     @property

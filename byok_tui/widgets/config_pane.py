@@ -113,6 +113,15 @@ class ConfigPane(VerticalScroll):
         yield Static(id="key-in-use")
 
     @property
+    def bot(self) -> Bot | None:
+        """The bot shown (None until `show`)."""
+        return self._bot
+
+    def saved(self, bot: Bot) -> None:
+        """The bot shown, as saved now (its fields already say so)."""
+        self._bot = bot
+
+    @property
     def provider(self) -> Provider:
         return get_provider(str(self.query_one("#bot-provider", Select).value))
 
