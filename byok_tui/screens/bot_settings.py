@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from textual.message import Message
 
 from byok_tui.app_data import AppData
-from byok_tui.records import BotConfig
+from byok_tui.records import Bot, BotConfig
 from byok_tui.redaction import REDACTED
 from byok_tui.registry import get_provider
 from byok_tui.screens.dialogs import TextDialog
@@ -67,16 +67,14 @@ class BotSettingsPane(ConfigPane):
 
     def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
         message.stop()
-        bot = self.bot
-        if bot is None or not get_provider(bot.config.provider).needs_key:
+        if (bot := self._keyed_bot()) is None:
             return
         self.data.save_bot_key(bot.id, message.value)
         self.post_message(self.KeysChanged())
 
     def on_config_pane_bot_key_choice_edited(self, message: ConfigPane.BotKeyChoiceEdited) -> None:
         message.stop()
-        bot = self.bot
-        if bot is None or not get_provider(bot.config.provider).needs_key:
+        if (bot := self._keyed_bot()) is None:
             return
         if message.command and REDACTED in message.command:
             self.notify("Not saved: the command holds a key ([REDACTED]).", severity="error")
@@ -86,3 +84,8 @@ class BotSettingsPane(ConfigPane):
             "Saved: the next message uses it." if message.command or message.label else "Removed."
         )
         self.post_message(self.KeysChanged())
+
+    def _keyed_bot(self) -> Bot | None:
+        """The bot shown, when its provider takes a key (a local runtime takes none)."""
+        bot = self.bot
+        return bot if bot is not None and get_provider(bot.config.provider).needs_key else None
