@@ -26,8 +26,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.timer import Timer
-from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
@@ -58,7 +56,6 @@ from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import (
     AttachmentRead,
     AttachmentRefused,
-    DraftEstimated,
     HistoryNotice,
     KeyNotice,
     ReplyBilled,
@@ -69,6 +66,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
+from byok_tui.screens.estimating_composer import EstimatingComposer
 from byok_tui.send_schedule import SendSchedule
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.attachment_chips import AttachmentChips
@@ -82,7 +80,6 @@ YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, n
 FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first words to be drawn
 EDITING_TITLE = "Editing a message · Enter sends it as an alternative · Esc cancels"
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
-ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
 
 
 @dataclass(frozen=True)
@@ -141,13 +138,12 @@ class ChatColumn(Vertical):
         self._draft_before_edit = ""
         self._outgoing: list[Attachment] = []  # the files the message being sent carries
         self._estimate_line = ""  # what sending the composer's text would cost
-        self._estimate_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield ConversationTranscript(self.data, lambda: self._conversation, id="transcript")
         yield ActivityLine(id="activity")
         yield AttachmentChips()
-        yield Composer()
+        yield EstimatingComposer(self.data, self._sending_to)
 
     def on_mount(self) -> None:
         self.set_interval(0.5, self._tick_activity)
@@ -178,6 +174,10 @@ class ChatColumn(Vertical):
         """What the next send carries, read ahead of it: a send in a conversation longer
         than the model's context then reads only what was added since (~30 ms less)."""
         self.data.read_ahead(bot_id, conversation_id)
+
+    def _sending_to(self) -> tuple[int | None, int | None]:
+        """The bot and conversation a message would go to now (None: none; a new one)."""
+        return self._bot_id, self._conversation.id if self._conversation else None
 
     def open_failed(self) -> None:
         """The read failed (the error was shown): a message waiting is told why it waits no more."""
@@ -621,32 +621,8 @@ class ChatColumn(Vertical):
 
     # The estimate of what the draft would cost ------------------------------------------------
 
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if not isinstance(event.text_area, Composer):
-            return
-        # Worked out once typing pauses, in a thread: a keystroke only restarts this timer.
-        if self._estimate_timer is not None:
-            self._estimate_timer.stop()
-        self._estimate_timer = self.set_timer(ESTIMATE_PAUSE, self._estimate_draft)
-
-    def _estimate_draft(self) -> None:
-        self._estimate_timer = None
-        draft = self.query_one(Composer).text
-        if not draft.strip() or self._bot_id is None:
-            self.post_message(DraftEstimated(""))
-            return
-        conversation_id = self._conversation.id if self._conversation else None
-        self._estimate_worker(self._bot_id, conversation_id, draft)
-
-    @work(thread=True, exclusive=True, group="estimate", exit_on_error=False)
-    def _estimate_worker(self, bot_id: int, conversation_id: int | None, draft: str) -> None:
-        try:
-            line = self.data.estimate(bot_id, conversation_id, draft)
-        except ByokError:
-            line = ""  # an estimate is a nicety: a read that failed is said elsewhere
-        self.post_message(DraftEstimated(line))
-
-    def on_draft_estimated(self, message: DraftEstimated) -> None:
+    def on_estimating_composer_estimated(self, message: EstimatingComposer.Estimated) -> None:
+        message.stop()
         self._estimate_line = message.line
         self._tick_activity()
 

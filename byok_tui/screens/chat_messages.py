@@ -70,13 +70,6 @@ class ReplyBilled(Message, bubble=False):
 
 
 @dataclass
-class DraftEstimated(Message, bubble=False):
-    """What sending the composer's text would cost, in words (empty: nothing to say)."""
-
-    line: str
-
-
-@dataclass
 class ReplyDone(Message, bubble=False):
     """The provider said the reply has ended (it is being saved)."""
 
