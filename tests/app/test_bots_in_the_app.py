@@ -133,3 +133,32 @@ async def test_the_delete_key_on_a_highlighted_conversation_deletes_that_one() -
         opened = state(app).conversation
         assert opened is not None and opened.title == "Newer"  # the one on screen stays
     assert [c.title for c in store.conversations(bot.id)] == ["Newer"]
+
+
+async def test_a_model_id_typed_in_the_editor_is_saved_and_a_cancelled_one_changes_nothing() -> (
+    None
+):
+    """The model list's "type a model id" asks for one: typed, the bot uses it (saved at once);
+    cancelled (Escape), the model stays the one chosen before."""
+    from textual.widgets import Select
+
+    from byok_tui.widgets.config_pane import TYPE_A_MODEL_ID
+
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        models = chat(app).query_one("#bot-model", Select)
+        models.value = TYPE_A_MODEL_ID
+        await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
+        await pilot.press("escape")
+        await settle(pilot)
+        assert models.value == "gpt-5.5" and state(app).bot.config.model == "gpt-5.5"
+        models.value = TYPE_A_MODEL_ID
+        await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = "gpt-5.5-preview-0601"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: state(app).bot.config.model == "gpt-5.5-preview-0601")
+        app.context.writer.wait_idle()
+    assert store.bot("Default").config.model == "gpt-5.5-preview-0601"
