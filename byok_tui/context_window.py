@@ -33,6 +33,10 @@ IMAGE_CHARS = IMAGE_TOKENS * CHARS_PER_TOKEN
 # adds two (the user's, the reply); not found there, it is another branch, or much was
 # written since, and the history is read afresh.
 SINCE_MOST = 64
+# The most file bytes a read kept between sends may hold: images of up to 5 MB each, dozens
+# of which fit a model's context, would stay in memory for as long as the conversation is
+# open. A read holding more is read afresh at each send, as every read once was.
+KEEP_FILES_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +144,10 @@ class HistoryReader:
             reads = self._reads_of(messages, images)
         reads = _within(reads, chars)
         whole = not reads or reads[0].message.parent_id is None
-        if revision is not None:
+        held = sum(len(file.data) for read in reads for file in read.files)
+        if revision is None or held > KEEP_FILES_BYTES:
+            self._kept = None
+        else:
             self._kept = _Kept(conversation_id, revision, chars, images, reads, whole, length)
         return reads, whole
 

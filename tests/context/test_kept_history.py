@@ -192,6 +192,25 @@ def test_the_branch_is_walked_once_to_count_what_a_trimmed_send_left_out() -> No
         assert len(counts) == 1, "counted from the newest message read before, not walked again"
 
 
+def test_a_read_heavy_with_files_is_not_kept_in_memory() -> None:
+    """Images of up to 5 MB each, dozens of which fit a context: what holds more files than
+    KEEP_FILES_BYTES is read afresh at each send rather than held between sends."""
+    from byok_tui.context_window import KEEP_FILES_BYTES
+
+    with fresh_store() as store:
+        conversation_id = a_conversation(store, 4)
+        picture = Attachment("big.png", "image/png", PNG + b"\0" * (KEEP_FILES_BYTES // 2))
+        for n in range(3):
+            store.add_message(conversation_id, "user", f"look {n}", attachments=(picture,))
+            store.add_message(conversation_id, "assistant", f"seen {n}")
+        reader = HistoryReader(store, Context())
+        walks = full_walks(store)
+        first = reader.read(conversation_id, OPENAI, CONFIG)
+        again = reader.read(conversation_id, OPENAI, CONFIG)
+        assert len(walks) == 2, "read afresh: not kept"
+        assert shape(first) == shape(again)
+
+
 def test_an_older_message_changed_by_another_process_is_sent_as_it_now_is() -> None:
     with fresh_store() as store:
         conversation_id = a_conversation(store, 30)
