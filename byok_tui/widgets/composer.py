@@ -49,6 +49,9 @@ class Composer(TextArea):
         path = pasted_path(event.text)
         if path is None:
             await super()._on_paste(event)
+            # Else Textual calls TextArea's own handler as well (it dispatches to each class's
+            # handler in turn), and the text lands twice.
+            event.prevent_default()
             return
         event.stop()
         event.prevent_default()

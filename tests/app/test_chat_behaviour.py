@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import pytest
+from textual.events import Paste
 from textual.pilot import Pilot
 from textual.widgets import Button, Collapsible
 
@@ -458,3 +459,15 @@ async def test_text_received_is_stored_when_the_app_quits_between_two_events(
         ("user", "Tell me"),
         ("assistant", "kept "),
     ]
+
+
+async def test_pasted_text_lands_in_the_composer_once() -> None:
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        composer = chat(app).query_one(Composer)
+        composer.text = "Say "
+        composer.move_cursor((0, 4))
+        app.post_message(Paste("hello\nworld"))  # as the terminal delivers a paste
+        await pilot.pause()
+        assert composer.text == "Say hello\nworld"
