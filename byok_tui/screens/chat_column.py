@@ -138,6 +138,10 @@ class ChatColumn(Vertical):
         self._draft_before_edit = ""
         self._outgoing: list[Attachment] = []  # the files the message being sent carries
         self._estimate_line = ""  # what sending the composer's text would cost
+        # Files being read; a message sent meanwhile waits for them, in order, so that a
+        # path pasted just before Enter goes with the message it was pasted into.
+        self._files_being_read = 0
+        self._sends_waiting_for_files: list[Composer.Submitted] = []
 
     def compose(self) -> ComposeResult:
         yield ConversationTranscript(self.data, lambda: self._conversation, id="transcript")
@@ -275,6 +279,7 @@ class ChatColumn(Vertical):
     def attach(self, path: Path, pasted: str | None = None) -> None:
         """Read and check a file, in a thread; it becomes a chip above the composer.
         `pasted`: the text it came from, typed after all if it names no file."""
+        self._files_being_read += 1
         self._read_attachment(path, pasted)
 
     @work(thread=True, group="attach", exit_on_error=False)
@@ -283,6 +288,9 @@ class ChatColumn(Vertical):
             self.post_message(AttachmentRead(self.data.read_attachment(path)))
         except ByokError as error:
             self.post_message(AttachmentRefused(error, pasted))
+        except Exception as error:  # never leave a message waiting for this file
+            said = f"could not read {path.name}: {type(error).__name__}"
+            self.post_message(AttachmentRefused(ByokError(said), pasted))
 
     def on_composer_path_pasted(self, message: Composer.PathPasted) -> None:
         message.stop()
@@ -290,18 +298,30 @@ class ChatColumn(Vertical):
 
     def on_attachment_read(self, message: AttachmentRead) -> None:
         self.query_one(AttachmentChips).add(message.attachment)
+        self._file_read()
 
     def on_attachment_refused(self, message: AttachmentRefused) -> None:
         if message.pasted is not None:
             self.query_one(Composer).insert(message.pasted)  # typed after all: nothing lost
-            if isinstance(message.error, NoSuchFile):
-                return  # text that only looked like a path
-        self.notify(f"Not attached: {message.error.one_line()}", severity="error", timeout=8)
+        if message.pasted is None or not isinstance(message.error, NoSuchFile):
+            # (else it was text that only looked like a path)
+            self.notify(f"Not attached: {message.error.one_line()}", severity="error", timeout=8)
+        self._file_read()
+
+    def _file_read(self) -> None:
+        self._files_being_read -= 1
+        if not self._files_being_read:
+            waiting, self._sends_waiting_for_files = self._sends_waiting_for_files, []
+            for message in waiting:
+                self.on_composer_submitted(message)
 
     # Sending ------------------------------------------------------------------------------
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         message.stop()
+        if self._files_being_read:
+            self._sends_waiting_for_files.append(message)
+            return
         self._schedule.typed()
         if self.busy:
             self.query_one(Composer).text = message.text  # given back: never lose what was typed

@@ -6,12 +6,16 @@ after all; a message whose file is refused comes back with its files, nothing lo
 from __future__ import annotations
 
 import base64
+import time
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Button, Input
 
 from byok_tui.app import ByokApp
+from byok_tui.app_data import AppData
+from byok_tui.attachments import Attachment
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.widgets.composer import Composer
@@ -91,6 +95,38 @@ async def test_a_pasted_path_becomes_a_chip_a_click_takes_it_off_and_text_stays_
         composer.post_message(events.Paste("/etc/not-a-file-here"))
         await wait_for(pilot, lambda: composer.text == "/etc/not-a-file-here")
         assert chips(app) == [] and not app._notifications
+
+
+async def test_enter_pressed_while_a_pasted_file_is_read_sends_it_with_the_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_attachment = AppData.read_attachment
+
+    def slow_read(self: AppData, path: Path) -> Attachment:
+        time.sleep(0.3)  # a large file, or a slow disk
+        return read_attachment(self, path)
+
+    monkeypatch.setattr(AppData, "read_attachment", slow_read)
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "F" * 60)
+    notes = tmp_path / "notes.md"
+    notes.write_text("- one\n")
+    fake = FakeProviders()
+    fake.enqueue("Read.")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer = chat(app).query_one(Composer)
+        composer.focus()
+        composer.text = "Summarise"
+        composer.move_cursor((0, 9))
+        # Pasted and sent at once, as the terminal delivers them: the message waits for the
+        # file, read in a thread.
+        app.post_message(events.Paste(str(notes)))
+        app.post_message(events.Key("enter", None))
+        await wait_for(pilot, lambda: replies(app) == ["Read."] and not replying(app))
+        [request] = fake.requests
+        assert request.chat.messages[-1].content == "Summarise\n\nnotes.md:\n\n```md\n- one\n```"
+        assert chips(app) == []
 
 
 async def test_an_image_for_a_model_without_images_comes_back_with_the_message(
