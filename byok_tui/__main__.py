@@ -2,6 +2,6 @@
 
 import sys
 
-from byok_tui.cli import main
+from byok_tui.launch import run
 
-sys.exit(main())
+sys.exit(run())

@@ -28,10 +28,10 @@ from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_binding
 from byok_tui.compat import stop_after_crash
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
+from byok_tui.key_records import KeyOverview
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeySnapshot, read_keys
 from byok_tui.paths import app_paths, ensure_private_dir, write_private
-from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import Backend, Services, open_services
@@ -82,6 +82,16 @@ def _freeze_heap_once() -> None:
         gc.freeze()
         _, older, oldest = gc.get_threshold()
         gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+    gc.enable()  # off from the start until now (byok_tui/launch.py)
+
+
+@dataclass
+class ContextOpened(Message):
+    """The database and clients are open, and the chat screen's modules loaded."""
+
+    opened: AppContext
+    keys_read: tuple[KeyOverview, KeySnapshot] | None
+    """Every key, read after the first frame (None: read before it)."""
 
 
 @dataclass
@@ -133,16 +143,20 @@ class ByokApp(App[None]):
     def get_default_screen(self) -> Screen[None]:
         return StartScreen(self._keys_read[0] if self._keys_read else None)
 
-    async def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
-        # Awaited in the app's own handler: keys pressed meanwhile wait in the app's queue and
-        # reach the composer once the chat screen is up.
+    def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
+        self._open_chat()
+
+    @work(exclusive=True, group="open-chat", exit_on_error=False)
+    async def _open_chat(self) -> None:
+        """Open the database and load the chat screen's modules in a thread, while the start
+        screen's composer takes keys."""
+        start = self.screen
+
+        def progress(done: int, total: int) -> None:  # from the opening thread
+            if isinstance(start, StartScreen):
+                self.call_from_thread(start.show_progress, done, total)
+
         try:
-            start = self.screen
-
-            def progress(done: int, total: int) -> None:  # from the opening thread
-                if isinstance(start, StartScreen):
-                    self.call_from_thread(start.show_progress, done, total)
-
             opened, keys_read = await asyncio.to_thread(
                 _open_context, self._services, self._environ, self._backend, progress
             )
@@ -150,12 +164,16 @@ class ByokApp(App[None]):
             self.failure = f"byok-tui: {error.one_line()}"
             self.exit(return_code=1)
             return
-        self._opened = opened
-        keys_read = self._keys_read or keys_read
+        self.post_message(ContextOpened(opened, self._keys_read or keys_read))
+
+    async def on_context_opened(self, message: ContextOpened) -> None:
+        # Awaited in the app's own handler: keys pressed while the chat screen is being
+        # mounted wait in the app's queue and reach its composer once it is up.
+        self._opened = message.opened
         from byok_tui.app_data import AppData
         from byok_tui.screens.chat import ChatScreen
 
-        data = self._data = AppData(opened, keys_read)
+        data = self._data = AppData(message.opened, message.keys_read)
 
         # From the writer's thread, without waiting for the UI (which may be waiting for it).
         def tell(said: str) -> None:
@@ -164,10 +182,10 @@ class ByokApp(App[None]):
         data.on_failure = tell
 
         start = self.screen_stack[0]
-        typed = start.typed if isinstance(start, StartScreen) else ""
+        early = start.early_input() if isinstance(start, StartScreen) else None
         # Pushed over the start screen: Textual cannot switch away from the default screen.
-        overview = keys_read[0] if keys_read else None
-        await self.push_screen(ChatScreen(data, overview, typed=typed, clock=self.clock))
+        overview = message.keys_read[0] if message.keys_read else None
+        await self.push_screen(ChatScreen(data, overview, early, clock=self.clock))
         _freeze_heap_once()
 
     def on_write_failed(self, message: WriteFailed) -> None:

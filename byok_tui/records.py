@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from byok_tui.errors import ByokError
+# The keys' records, a module of their own so that the first frame loads only them (each
+# frozen dataclass takes ~0.5 ms to make); here too, as every layer reads them from here.
+from byok_tui.key_records import KeyHealth, KeyOverview, KeySource, KeyStatus, LabelledKey
+
+__all__ = ["KeyHealth", "KeyOverview", "KeySource", "KeyStatus", "LabelledKey"]
 
 # A reply is 'partial' from its first byte until it completes, so that a process killed
 # mid-stream leaves it marked partial with no recovery step.
@@ -161,90 +163,3 @@ class Spend:
     warning: bool  # a budget is near or reached
     month_by_key: tuple[tuple[str, float], ...] = ()  # (key source, this month's spend)
     free_tier: str | None = None  # what is left of the model's free requests today, in words
-
-
-@dataclass(frozen=True, slots=True)
-class KeyHealth:
-    """What the answers a key got said of it (see storage/key_health.py)."""
-
-    name: str  # default, a label, per-bot, or an environment variable
-    fingerprint: str  # a hash that tells keys apart; never the key
-    state: str  # ok, invalid, no credit, cooling, unknown
-    until: float | None  # cooling until this Unix time
-    checked: float | None  # when an answer last said something of the key
-    last_used: float
-
-    def usable(self, now: float) -> bool:
-        """Whether failover may send it: not invalid, not out of credit, not cooling."""
-        if self.state == "cooling":
-            return self.until is None or self.until <= now
-        return self.state not in ("invalid", "no credit")
-
-    def describe(self, now: float) -> str:
-        if self.state == "cooling":
-            if self.until is not None and self.until > now:
-                return f"cooling for {math.ceil(self.until - now)} s"
-            return "ok (was rate-limited)"
-        return {"invalid": "invalid (401)", "unknown": "not checked"}.get(self.state, self.state)
-
-
-class KeySource(StrEnum):
-    PER_BOT = "per-bot"
-    GLOBAL = "global"
-    LABELLED = "labelled"
-    ENVIRONMENT = "environment"
-    LOCAL_RUNTIME = "local runtime"
-    NONE = "no key"  # a provider whose key is optional, called without one
-
-
-@dataclass(frozen=True, slots=True)
-class KeyStatus:
-    provider_id: str
-    display_name: str
-    entry: str | None  # None for a local runtime, which has no entry
-    stored: bool
-    source: KeySource | None  # what a call would use now; None when there is no key
-    origin: str
-    masked: str  # "" when there is no key
-    unusable: str | None = None  # why the key found cannot be sent (a character no key has)
-    program: str = ""  # the default key comes from a command running this program
-    fingerprint: str | None = None  # of the key found, when it is known without running
-
-    def describe(self) -> str:
-        if self.unusable is not None:
-            return "invalid key (paste it again)"
-        if self.source is None:
-            return "no key"
-        if self.source is KeySource.LOCAL_RUNTIME:
-            return "local runtime, no key"
-        if self.source is KeySource.NONE:
-            return "no key (optional)"
-        if self.source is KeySource.ENVIRONMENT:
-            return f"environment ({self.origin})"
-        if self.program:
-            return f"global key from command {self.program}"
-        return "global key"
-
-
-@dataclass(frozen=True, slots=True)
-class LabelledKey:
-    """A provider's key beside its default one, as a listing shows it."""
-
-    provider_id: str
-    label: str
-    entry: str
-    masked: str  # "" when it comes from a command, or its entry is empty
-    program: str = ""  # it comes from a command running this program
-    command: str = ""
-    fingerprint: str | None = None  # of the stored key
-
-
-@dataclass(frozen=True, slots=True)
-class KeyOverview:
-    statuses: tuple[KeyStatus, ...]
-    location: str
-    error: ByokError | None  # set when the stored keys could not be read
-    notices: tuple[str, ...]
-    labelled: tuple[LabelledKey, ...] = ()
-    failover: tuple[str, ...] = ()  # providers whose failover between keys is on
-    commands: tuple[tuple[str, str], ...] = ()  # (provider id, its default key's command)

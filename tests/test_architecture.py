@@ -90,8 +90,15 @@ def test_screens_and_widgets_reach_no_store() -> None:
     assert importing == []
 
 
-@pytest.mark.parametrize("leaf", ["byok_tui.records", "byok_tui.registry"])
-def test_the_records_and_the_registry_are_leaves(leaf: str) -> None:
+@pytest.mark.parametrize(
+    ("leaf", "with_it"),
+    [
+        ("byok_tui.records", ["byok_tui.key_records"]),  # the keys' records, loaded first
+        ("byok_tui.key_records", []),
+        ("byok_tui.registry", []),
+    ],
+)
+def test_the_records_and_the_registry_are_leaves(leaf: str, with_it: list[str]) -> None:
     """Bots, conversations, messages and key states, and every fact about a provider, are
     data every layer may read: importing them runs no other part of byok-tui, so no import
     runs from a lower layer up."""
@@ -102,7 +109,7 @@ def test_the_records_and_the_registry_are_leaves(leaf: str) -> None:
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert json.loads(result.stdout) == [leaf]
+    assert json.loads(result.stdout) == sorted([leaf, *with_it])
 
 
 def test_no_test_imports_from_a_conftest() -> None:

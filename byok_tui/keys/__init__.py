@@ -4,6 +4,7 @@ Knows nothing of providers: it stores strings under entry names (`app-apikey-<id
 ids exist is the registry's business. Never logs a key, and never puts one in an error.
 """
 
+from byok_tui.key_records import KeySource  # where a key came from: plain data
 from byok_tui.keys.base import (
     KeyFileCorruptError,
     KeyStore,
@@ -20,7 +21,6 @@ from byok_tui.keys.resolve import (
     resolve_key,
 )
 from byok_tui.keys.select import KEYSTORE_ENV, key_file_chosen, open_key_store
-from byok_tui.records import KeySource  # where a key came from: plain data, in the records
 
 __all__ = [
     "KEYSTORE_ENV",

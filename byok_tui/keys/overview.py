@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from byok_tui.key_records import KeyOverview, KeySource, KeyStatus, LabelledKey
 from byok_tui.keys.base import (
     INDEX_ENTRY,
     KeyStore,
@@ -25,7 +26,6 @@ from byok_tui.keys.resolve import (
     remember_environment_keys,
     resolve_key,
 )
-from byok_tui.records import KeyOverview, KeySource, KeyStatus, LabelledKey
 
 
 class KeySnapshot(KeyStore):

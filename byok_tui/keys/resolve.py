@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind
+from byok_tui.key_records import KeySource
 from byok_tui.key_text import first_bad_character
 from byok_tui.keys.base import DEFAULT_LABEL, KeyStore, entry_name, mask_key, normalize_key
 from byok_tui.keys.command import KeyCommands, program_of
 from byok_tui.keys.index import KeyIndex, read_index
-from byok_tui.records import KeySource
 from byok_tui.redaction import remember_secret
 
 log = logging.getLogger(__name__)

@@ -47,6 +47,7 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.screens.side_panes import SidePanes
+from byok_tui.screens.start import EarlyInput
 from byok_tui.widgets.code_copies import CopyWanted
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.footer import Footer
@@ -71,7 +72,7 @@ class ChatScreen(Screen[None]):
         self,
         data: AppData,
         overview: KeyOverview | None = None,
-        typed: str = "",
+        early: EarlyInput | None = None,
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -81,7 +82,7 @@ class ChatScreen(Screen[None]):
         self.state: ChatState | None = None
         self._first_overview = overview
         self._billed_since_load = 0.0  # replies priced since the state was read
-        self._typed_while_starting = typed
+        self._early = early  # what was typed and sent on the start screen
         # Whether each local runtime answered its probe (a provider not probed is not here).
         self.local_running: dict[str, bool] = {}
         self._panes = SidePanes(self)
@@ -109,8 +110,10 @@ class ChatScreen(Screen[None]):
         if self._first_overview is not None:  # keys were read before the first frame
             self.query_one(Sidebar).show_providers(self._first_overview, "", {})
         composer = self.query_one(Composer)
-        if self._typed_while_starting:
-            composer.insert(self._typed_while_starting)
+        if self._early is not None:
+            composer.text, composer.selection = self._early.text, self._early.selection
+            for message in self._early.sent:  # sent or attached once the conversation is open
+                composer.post_message(message)
         # At once, not after the messages already queued (composer.focus() would be): keys
         # pressed while the app was starting are queued, and must reach the composer.
         self.set_focus(composer)

@@ -1,15 +1,18 @@
-"""The first frame: the provider sidebar with every key's state, drawn before the chat screen's
-modules are loaded.
+"""The first frame: the provider sidebar with every key's state, and the composer, ready for
+keys, drawn before the chat screen's modules are loaded.
 
-People judge a terminal client by how soon it shows something useful. This screen draws the
-chat screen's header, provider rows and footer bar with plain text (Static widgets cost a
-fraction of the real header, option lists and footer), imports nothing else, and is replaced
-by the chat screen as soon as that is loaded: the app starts loading it once this frame is on
-the terminal. Nothing here is interactive, so nothing moves or stops working when the chat
-screen arrives; what is typed meanwhile is kept and handed to its composer.
+People judge a terminal client by how soon they can type. This screen draws the chat screen's
+header, provider rows and footer bar with plain text (Static widgets cost a fraction of the
+real header, option lists and footer) and the real composer where the chat screen has it,
+focused; it imports nothing else, and is replaced by the chat screen as soon as that is loaded:
+the app starts loading it once this frame is on the terminal. Nothing typed here is lost: the
+composer's text, and any message sent (Enter) or file pasted meanwhile, are handed to the chat
+screen's composer, which sends or attaches them once the conversation is open.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual import events
@@ -18,11 +21,26 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.widgets.text_area import Selection
 
-from byok_tui.records import KeyOverview
+from byok_tui.key_records import KeyOverview
 from byok_tui.registry import providers
 from byok_tui.screens.side_panes import TINY
+from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.provider_rows import pending_label, provider_label
+
+
+@dataclass(frozen=True)
+class EarlyInput:
+    """What the user did before the chat screen existed, for its composer to carry on."""
+
+    text: str
+    """The composer's text, as typed so far."""
+    selection: Selection
+    """Where the cursor (and any selection) was in it."""
+    sent: tuple[Composer.Submitted | Composer.PathPasted, ...]
+    """Messages sent with Enter and files pasted, in order: sent or attached once the chat
+    screen is up (new messages each, for the chat screen's composer to post)."""
 
 
 class StartScreen(Screen[None]):
@@ -34,21 +52,27 @@ class StartScreen(Screen[None]):
     def __init__(self, overview: KeyOverview | None) -> None:
         super().__init__()
         self._overview = overview
-        self._typed: list[str] = []
+        self._sent: list[Composer.Submitted | Composer.PathPasted] = []
 
-    @property
-    def typed(self) -> str:
-        """What was typed or pasted before the composer existed."""
-        return "".join(self._typed)
+    def early_input(self) -> EarlyInput:
+        """What was typed, sent and pasted here, to hand to the chat screen."""
+        composer = self.query_one(Composer)
+        sent = tuple(replace(message) for message in self._sent)
+        return EarlyInput(composer.text, composer.selection, sent)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="start-header"):  # Textual's Header: icon, centred title, clock space
             yield Static("⭘", id="start-icon")
             yield Static(self.app.format_title(self.app.title, self.app.sub_title), id="title")
             yield Static(id="start-clock-space")
-        with Horizontal(id="body"), Vertical(id="sidebar"):
-            yield Static("Providers", classes="heading")
-            yield Static(self._provider_rows(), id="providers")
+        with Horizontal(id="body"):
+            with Vertical(id="sidebar"):
+                yield Static("Providers", classes="heading")
+                yield Static(self._provider_rows(), id="providers")
+            with Vertical(id="start-centre"):  # the chat column: transcript, activity, composer
+                yield Static(id="start-transcript")
+                yield Static(id="start-activity")
+                yield Composer()
         yield Static(id="start-footer")
 
     def _provider_rows(self) -> Text:
@@ -60,8 +84,9 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#sidebar").display = self.size.width >= TINY
-        # Posted to the app behind any key already queued there, so those keys reach this
-        # screen (and are kept) before the app switches to the chat screen.
+        self.set_focus(self.query_one(Composer))
+        # Posted to the app behind any key already queued there, so those keys reach the
+        # composer before the app starts loading the chat screen.
         self.call_after_refresh(self.app.post_message, self.Drawn())
 
     def show_progress(self, done: int, total: int) -> None:
@@ -69,11 +94,27 @@ class StartScreen(Screen[None]):
         said = f" Indexing messages for search (once, after an upgrade): {done:,} of {total:,}"
         self.query_one("#start-footer", Static).update(Text(said))
 
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        message.stop()
+        self._sent.append(message)
+
+    def on_composer_path_pasted(self, message: Composer.PathPasted) -> None:
+        message.stop()
+        self._sent.append(message)
+
     def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character is not None:
+        """Text typed with the composer unfocused (a click elsewhere) still goes into it."""
+        composer = self.query_one(Composer)
+        if event.is_printable and event.character is not None and not composer.has_focus:
             event.stop()
-            self._typed.append(event.character)
+            composer.insert(event.character)
+            self.set_focus(composer)
 
     def on_paste(self, event: events.Paste) -> None:
+        """Pasted with the composer unfocused: pasted into it, as if it had been focused."""
+        composer = self.query_one(Composer)
+        if composer.has_focus:
+            return  # the composer's own paste, bubbling up
         event.stop()
-        self._typed.append(event.text)
+        composer.post_message(events.Paste(event.text))
+        self.set_focus(composer)

@@ -1,19 +1,23 @@
-"""Start-up: the providers and their key states are drawn first, before the chat screen's
-modules load; nothing typed meanwhile is lost; a database that cannot be opened ends the app
-with one line, not a traceback."""
+"""Start-up: the providers and their key states, and the composer, are drawn first, before the
+chat screen's modules load; nothing typed, sent or pasted meanwhile is lost; a database that
+cannot be opened ends the app with one line, not a traceback."""
 
 from __future__ import annotations
 
-import asyncio
+import gc
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 
 import pytest
 from textual.events import Key, Paste
 from textual.widgets import OptionList, Static
 
 import byok_tui.app
+import byok_tui.cli
+from byok_tui import launch
 from byok_tui.keys import KeyStore, entry_name, open_key_store
 from byok_tui.keys.overview import KeySnapshot
 from byok_tui.paths import app_paths
@@ -23,8 +27,9 @@ from byok_tui.screens.start import StartScreen
 from byok_tui.services import AppContext, Backend, Services
 from byok_tui.storage.db import Progress
 from byok_tui.widgets.composer import Composer
+from tests.support.fake_backend import FakeProviders
 from tests.support.keys import ENV_KEY, FAKE_KEYS
-from tests.support.pilot import chat, make_app, settle, state
+from tests.support.pilot import app_answered_by, chat, make_app, replies, settle, state, wait_for
 
 
 @pytest.fixture
@@ -90,7 +95,7 @@ async def test_with_the_keys_in_the_keyring_the_providers_come_first_and_their_s
         assert FAKE_KEYS["anthropic"] not in "".join(sidebar_rows)
 
 
-async def test_what_is_typed_while_starting_reaches_the_composer(
+async def test_the_composer_takes_keys_in_the_first_frame_and_keeps_them(
     held_at_start: threading.Event,
 ) -> None:
     app = make_app()
@@ -98,20 +103,50 @@ async def test_what_is_typed_while_starting_reaches_the_composer(
         await pilot.pause()
         start = app.screen
         assert isinstance(start, StartScreen)
-        # Keys the app handed to the start screen before it began loading the chat screen…
-        for event in (Key("h", "h"), Key("i", "i"), Key("space", " "), Paste("there ")):
-            start.post_message(event)
-        while start.typed != "hi there ":  # (Pilot's pause would wait for the busy app)
-            await asyncio.sleep(0.01)
-        # …and keys still queued at the app while it loads the chat screen.
+        early = start.query_one(Composer)
+        assert app.focused is early, "the first frame's composer takes keys"
+        await pilot.press("h", "i", "space")
+        start.query_one("#providers").focus()  # text typed elsewhere goes into the composer
+        await pilot.press("t")
+        app.post_message(Paste("here "))
+        await wait_for(pilot, lambda: early.text == "hi there ")
+        assert app.focused is early
+        assert early.cursor_location == (0, 9)
+        # Keys still queued at the app while it mounts the chat screen land after them.
+        held_at_start.set()
+        await wait_for(pilot, lambda: not isinstance(app.screen, StartScreen))
         for character in "you":
             app.post_message(Key(character, character))
-        held_at_start.set()
         await settle(pilot)
         await pilot.press("!")
         composer = chat(app).query_one(Composer)
         assert composer.text == "hi there you!"
         assert app.focused is composer
+
+
+async def test_a_message_sent_in_the_first_frame_is_sent_once_the_conversation_is_open(
+    held_at_start: threading.Event, tmp_path: Path
+) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    fake = FakeProviders()
+    fake.enqueue("Hello ", "back")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("first line\n")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        app.post_message(Paste(str(notes)))  # a file's path: attached to the message
+        await pilot.press(*"hello", "enter", *"next")
+        assert app.screen.query_one(Composer).text == "next"
+        assert not fake.requests, "nothing is sent before the chat screen is up"
+        held_at_start.set()
+        await settle(pilot)
+        await wait_for(pilot, lambda: replies(app) == ["Hello back"])
+        assert len(fake.requests) == 1
+        sent = fake.requests[0].chat.messages[-1]
+        assert sent.content.startswith("hello\n") and "first line" in sent.content, sent.content
+        assert chat(app).query_one(Composer).text == "next", "what followed Enter stays"
 
 
 @pytest.mark.parametrize("backend", ["file", "keyring"])
@@ -196,3 +231,29 @@ def test_what_the_first_reply_needs_is_loaded_in_the_background_once_the_chat_is
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "", f"not loaded: {done.stdout.strip()}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "collecting"), [(["byok-tui"], False), (["byok-tui", "ask"], True)]
+)
+def test_the_app_starts_with_the_collector_off_and_a_subcommand_with_it_on(
+    argv: list[str], collecting: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.setattr(byok_tui.cli, "main", gc.isenabled)
+    try:
+        assert launch.run() is collecting
+    finally:
+        gc.enable()
+
+
+async def test_the_collector_is_on_again_once_the_chat_screen_is_up() -> None:
+    """Left off, every cycle of garbage would stay for the life of the app."""
+    gc.disable()  # as the launcher leaves it
+    try:
+        app = make_app()
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            assert gc.isenabled()
+    finally:
+        gc.enable()
