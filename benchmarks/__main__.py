@@ -53,34 +53,46 @@ def _ms(seconds: float) -> str:
 SETTLE = 2.0  # seconds after ready when memory is read
 
 
-FIRST_KEY = "Ж"  # typed as soon as the composer is drawn; nothing else draws it
+START_KEYS = "ЖЗИЙКЛМНПФЦЧШЩЭЮЯ"  # typed while the app starts; nothing else draws them
+START_TYPING_EVERY = 0.03  # seconds: a fast typist
 
 
-def _start_app(env: dict[str, str], typing: bool) -> tuple[float, float, float]:
+def _start_app(env: dict[str, str], typing: bool) -> tuple[float, float, float | list[float]]:
     """One start of the app in a 120x40 terminal: seconds until the composer is drawn and
-    until the chat screen is drawn (its footer's keys); then, with `typing`, seconds until a
-    key typed as soon as the composer was drawn is drawn; else the resident memory (MB)
-    SETTLE seconds after the composer was drawn (typing would load the cost estimate's
-    tokenizer)."""
+    until the chat screen is drawn (its footer's keys); then, with `typing`, the echo of each
+    key typed every 30 ms from the moment the composer is drawn until the chat screen is (the
+    first one typed at once); else the resident memory (MB) SETTLE seconds after the
+    composer was drawn (typing would load the cost estimate's tokenizer)."""
     started = time.perf_counter()
     terminal = Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
     try:
         composer = terminal.wait_for(b"Enter sends")
-        terminal.seen = b""
+        chat: float | None = None
+        seen_since = terminal.seen = b""
+        keys = iter(START_KEYS if typing else "")
+        waiting: dict[bytes, tuple[float, bytes]] = {}  # key: (when typed, drawn since)
+        echoes: list[float] = []
+        type_at = composer
+        while chat is None or waiting:
+            now = time.perf_counter()
+            if now - composer > 30:
+                raise TimeoutError("the chat screen was never drawn")
+            if chat is None and now >= type_at and (key := next(keys, None)) is not None:
+                os.write(terminal.leader, key.encode())
+                waiting[key.encode()] = (now, b"")
+                type_at = now + START_TYPING_EVERY
+            got = terminal.read(0.005)
+            if chat is None and b"New chat" in seen_since + got:
+                chat = time.perf_counter() - started
+            seen_since = (seen_since + got)[-256:]
+            for key_bytes, (typed, drawn) in list(waiting.items()):
+                if key_bytes in drawn + got:
+                    echoes.append(time.perf_counter() - typed)
+                    del waiting[key_bytes]
+                else:
+                    waiting[key_bytes] = (typed, (drawn + got)[-256:])
         if typing:
-            os.write(terminal.leader, FIRST_KEY.encode())
-        markers = (FIRST_KEY.encode(), b"New chat") if typing else (b"New chat",)
-        drawn: dict[bytes, float] = {}
-        while len(drawn) < len(markers):
-            for marker in markers:
-                if marker not in drawn and marker in terminal.seen:
-                    drawn[marker] = time.perf_counter()
-            if time.perf_counter() - composer > 30:
-                raise TimeoutError(f"drew only {list(drawn)}")
-            terminal.read(0.05)
-        chat = drawn[b"New chat"] - started
-        if typing:
-            return composer - started, chat, drawn[FIRST_KEY.encode()] - composer
+            return composer - started, chat, echoes
         terminal.drain(composer + SETTLE - time.perf_counter())
         return composer - started, chat, rss_mb(terminal.proc.pid)
     finally:
@@ -107,9 +119,11 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
         composer, chat, memory = _start_app(env, typing=False)
         composer_times.append(composer)
         chat_times.append(chat)
-        app_memory.append(memory)
-    # A key typed as soon as the composer is drawn: when it is drawn (it takes keys).
-    echoes = [_start_app(env, typing=True)[2] for _ in range(1 if quick else 3)]
+        app_memory.append(float(memory))  # type: ignore[arg-type]
+    # Keys typed from the moment the composer is drawn: when each is drawn (it takes keys).
+    typed = [_start_app(env, typing=True)[2] for _ in range(1 if quick else 3)]
+    first_echoes = [echoes[0] for echoes in typed]  # type: ignore[index]
+    worst_echo = max(max(echoes) for echoes in typed)  # type: ignore[arg-type]
     # Also reported: the default key store with no key file yet (a fresh install, or keys
     # in a keyring), where the keyring is probed after the first frame.
     fresh = {key: value for key, value in env.items() if key != "BYOK_TUI_KEYSTORE"}
@@ -125,8 +139,9 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, float, float]:
     result = Result(
         1,
         "start-up until the composer is ready (120x40, 1,000 x 20 db)",
-        f"{_ms(composer)} (a key typed then drawn {_ms(statistics.median(echoes))} later, "
-        f"at worst {_ms(max(echoes))}; the chat screen: {_ms(statistics.median(chat_times))}; "
+        f"{_ms(composer)} (a key typed then drawn {_ms(statistics.median(first_echoes))} later; "
+        f"typed every 30 ms until the chat screen is up, at worst {_ms(worst_echo)}; "
+        f"the chat screen: {_ms(statistics.median(chat_times))}; "
         f"no key file, keyring probed: {_ms(statistics.median(probed))})",
         _ms(base),
         ratio,
