@@ -132,6 +132,7 @@ class ByokApp(App[None]):
         # What countdowns (a rate limit's retry) read; a test sets its own before the run.
         self.clock: Callable[[], float] = time.monotonic
         self.failure: str | None = None  # why the app could not open, printed after it ends
+        self._when_started: list[Callable[[], object]] = []  # asked for before the chat screen
 
     @property
     def context(self) -> AppContext:
@@ -187,6 +188,9 @@ class ByokApp(App[None]):
         overview = message.keys_read[0] if message.keys_read else None
         await self.push_screen(ChatScreen(data, overview, early, clock=self.clock))
         _freeze_heap_once()
+        asked, self._when_started = self._when_started, []
+        for action in asked:  # a screen asked for while starting: over the chat screen
+            action()
 
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.said, severity="error", timeout=15)
@@ -211,37 +215,52 @@ class ByokApp(App[None]):
         Screen.notify asks for markup)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def _started(self, action: Callable[[], object]) -> AppData | None:
+        """The data service once the chat screen is up; before, None, and `action` runs once
+        it is: a screen opened over the first frame would end up under the chat screen."""
+        if self._data is None:
+            self._when_started.append(action)
+        return self._data
+
+    def action_command_palette(self) -> None:
+        if self._started(self.action_command_palette) is not None:
+            super().action_command_palette()
+
     def action_help(self) -> None:
         from byok_tui.screens.help import HelpScreen
 
-        if not isinstance(self.screen, HelpScreen):
+        if self._started(self.action_help) is not None and not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_open_settings(self) -> None:
+        data = self._started(self.action_open_settings)
+        if data is None:
+            return
         from byok_tui.screens.chat import ChatScreen
         from byok_tui.screens.settings import SettingsScreen
 
-        if isinstance(self.screen, SettingsScreen) or self._opened is None:
-            return  # already open, or still starting (a fraction of a second)
+        if isinstance(self.screen, SettingsScreen):
+            return
 
         def back(_result: None) -> None:
             if isinstance(self.screen, ChatScreen):
                 self.screen.refresh_keys()
 
-        if self._data is not None:
-            self.push_screen(SettingsScreen(self._data), back)
+        self.push_screen(SettingsScreen(data), back)
 
     def action_open_usage(self) -> None:
         from byok_tui.screens.spend import UsageScreen
 
-        if self._data is not None and not isinstance(self.screen, UsageScreen):
-            self.push_screen(UsageScreen(self._data))
+        data = self._started(self.action_open_usage)
+        if data is not None and not isinstance(self.screen, UsageScreen):
+            self.push_screen(UsageScreen(data))
 
     def action_open_requests(self) -> None:
         from byok_tui.screens.spend import RequestsScreen
 
-        if self._data is not None and not isinstance(self.screen, RequestsScreen):
-            self.push_screen(RequestsScreen(self._data))
+        data = self._started(self.action_open_requests)
+        if data is not None and not isinstance(self.screen, RequestsScreen):
+            self.push_screen(RequestsScreen(data))
 
     @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:

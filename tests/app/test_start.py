@@ -257,3 +257,27 @@ async def test_the_collector_is_on_again_once_the_chat_screen_is_up() -> None:
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("key", "opens"),
+    [("f1", "HelpScreen"), ("ctrl+s", "SettingsScreen"), ("ctrl+p", "CommandPalette")],
+)
+async def test_a_screen_asked_for_while_starting_opens_over_the_chat_screen(
+    key: str, opens: str, held_at_start: threading.Event
+) -> None:
+    """Not under it (where it would stay, out of reach), and not never."""
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press(key)
+        assert isinstance(app.screen, StartScreen), "nothing opens over the first frame"
+        held_at_start.set()
+        await settle(pilot)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == opens)
+        assert [type(screen).__name__ for screen in app.screen_stack] == [
+            "StartScreen",
+            "ChatScreen",
+            opens,
+        ]
