@@ -147,7 +147,7 @@ class ByokApp(App[None]):
     def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
         self._open_chat()
 
-    @work(exclusive=True, group="open-chat", exit_on_error=False)
+    @work(exclusive=True, group="open-chat")
     async def _open_chat(self) -> None:
         """Open the database and load the chat screen's modules in a thread, while the start
         screen's composer takes keys."""

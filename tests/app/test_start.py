@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from textual.events import Key, Paste
 from textual.widgets import OptionList, Static
+from textual.worker import WorkerFailed
 
 import byok_tui.app
 import byok_tui.cli
@@ -281,3 +282,20 @@ async def test_a_screen_asked_for_while_starting_opens_over_the_chat_screen(
             "ChatScreen",
             opens,
         ]
+
+
+async def test_an_unexpected_error_while_opening_ends_the_app_with_a_crash_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not a start screen left waiting for ever, its composer taking keys it never sends."""
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("the disk said no")
+
+    monkeypatch.setattr(byok_tui.app, "_open_context", broken)
+    app = make_app()
+    with pytest.raises(WorkerFailed):  # run_test re-raises what stopped the app
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause(0.5)
+    assert app.return_code == 1
+    assert app.crash_report is not None and "the disk said no" in app.crash_report
