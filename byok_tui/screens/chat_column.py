@@ -5,8 +5,8 @@ A component of the chat screen, which tells it what is open (`opening`, `opened`
 back through its messages (`ConversationStarted`, `ReplyFinished`). Its transcript reads its
 own pages (screens/conversation_transcript.py). It owns the send worker, the retry, fallback
 and pacing countdowns (their rules: send_schedule.py) and the reply in progress. The worker
-calls the data service and hands what arrives to the column's handlers through typed
-messages (screens/chat_messages.py); only the handlers touch widgets.
+calls the data service and relays what arrives (screens/reply_relay.py) to the column's
+handlers through typed messages (screens/chat_messages.py); only the handlers touch widgets.
 
 Nothing the user typed is lost: a message typed while a reply is streaming goes back into the
 composer; one sent while its conversation is opening is kept aside and stored there once it is
@@ -30,7 +30,7 @@ from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
 from byok_tui.attachments import Attachment, AttachmentError, NoSuchFile
-from byok_tui.conversation import ReplyStarted, title_for
+from byok_tui.conversation import title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.fallbacks import (
     fallback_config,
@@ -38,9 +38,6 @@ from byok_tui.fallbacks import (
     parse_fallback,
     what_happened,
 )
-from byok_tui.history import HistoryTrimmed
-from byok_tui.key_failover import KeyFailedOver
-from byok_tui.pricing import usage_line
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import (
     Done,
@@ -48,11 +45,9 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     StreamEvent,
     TextDelta,
-    Usage,
 )
-from byok_tui.records import BotConfig, Conversation, TranscriptPage
+from byok_tui.records import Bot, BotConfig, Conversation, TranscriptPage
 from byok_tui.redaction import secrets_in
-from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import (
     AttachmentRead,
     AttachmentRefused,
@@ -67,17 +62,14 @@ from byok_tui.screens.chat_messages import (
 from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.estimating_composer import EstimatingComposer
+from byok_tui.screens.reply_relay import ReplyRelay
 from byok_tui.send_schedule import SendSchedule
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.attachment_chips import AttachmentChips
 from byok_tui.widgets.composer import COMPOSER_TITLE, Composer
-from byok_tui.widgets.message_views import reply_meta
 from byok_tui.widgets.reply_stream import ReplyStream
 from byok_tui.widgets.transcript import Transcript
 
-YIELD_SECONDS = 0.012  # longest the send worker runs before letting the UI have a turn
-YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle
-FIRST_WORDS_WAIT = 0.05  # longest the send worker waits for a reply's first words to be drawn
 EDITING_TITLE = "Editing a message · Enter sends it as an alternative · Esc cancels"
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 
@@ -406,44 +398,19 @@ class ChatColumn(Vertical):
             await self.query_one(Transcript).cut_from(replaced)
         if not self._ready.is_set():
             await self._ready.wait()  # the conversation the message belongs to is opening
-        if self._bot_id is None:  # none could be opened (the error was shown)
-            self.post_message(
-                ReplyFailed(
-                    ByokError(
-                        "The message was not sent: no conversation could be opened",
-                        remedy="It is back in the composer; send it again once the error "
-                        "above is mended.",
-                    ),
-                    unsent=text,
-                )
-            )
+        target = await self._send_target(text)
+        if target is None:
             self.post_message(ReplyEnded())
             return
-        try:
-            # Read after the writes before it: a key typed just now is the key sent.
-            bot = await asyncio.to_thread(data.bot, self._bot_id)
-            conversation = self._conversation
-            if conversation is None:
-                title = title_for(text)
-                conversation = await asyncio.to_thread(data.create_conversation, bot.id, title)
-                self._conversation = conversation
-                self.post_message(self.ConversationStarted(conversation))
-        except ByokError as error:  # nothing was stored: the message goes back to the composer
-            self.post_message(ReplyFailed(error, unsent=text))
-            self.post_message(ReplyEnded())
-            return
+        bot, conversation = target
         stopped = False
-        arrived = False  # any text: a fallback is never asked after that
-        stream = self._stream
-        slice_started = time.perf_counter()
-        first_words = True
-        unopened: list[ReplyOpened] = []  # the reply's meta line, until the reply is shown
-
-        def open_reply() -> None:  # once the request is on the wire
-            self._echo()
-            if unopened:
-                self.post_message(unopened.pop())
-
+        relay = ReplyRelay(
+            self._stream,
+            post=self.post_message,
+            echo=self._echo,
+            forward=self._forward,
+            continuing=branch.continue_of is not None,
+        )
         try:
             config = fallback_config(bot.config, parse_fallback(fallback)) if fallback else None
             if branch.continue_of is not None:
@@ -451,7 +418,7 @@ class ChatColumn(Vertical):
                     bot,
                     conversation,
                     branch.continue_of,
-                    on_sent=open_reply,
+                    on_sent=relay.sent,
                     over_budget=over_budget,
                 )
             else:
@@ -459,7 +426,7 @@ class ChatColumn(Vertical):
                     bot,
                     conversation,
                     text,
-                    on_sent=open_reply,
+                    on_sent=relay.sent,
                     over_budget=over_budget,
                     config=config,
                     fallback=fallback is not None,
@@ -474,41 +441,7 @@ class ChatColumn(Vertical):
                 async for event in sending:
                     if self._unsent_kept:
                         self._forget_unsent()  # stored in its conversation now
-                    if time.perf_counter() - slice_started > YIELD_SECONDS:
-                        # A fast server delivers thousands of events in a few reads; parsing them
-                        # all at once would freeze the keyboard, so give the loop a turn.
-                        for _turn in range(YIELD_TURNS):
-                            await asyncio.sleep(0)
-                        slice_started = time.perf_counter()
-                    if isinstance(event, ReplyStarted):
-                        reply = event.message
-                        source = event.key.source_text
-                        meta = (reply.provider, reply.model, source, reply.fallback)
-                        continued = reply.content if branch.continue_of is not None else None
-                        ids = (reply.id, reply.parent_id, continued)
-                        unopened.append(ReplyOpened(reply_meta(*meta), *ids))
-                    elif isinstance(event, KeyFailedOver):
-                        # The reply is answered with another key: its line names that key.
-                        meta = (*meta[:2], event.key.source_text, meta[3])
-                        unopened[:] = [ReplyOpened(reply_meta(*meta), *ids)]
-                        self.post_message(KeyNotice(event.notice))
-                    elif isinstance(event, HistoryTrimmed):
-                        self.post_message(HistoryNotice(event.notice))
-                    elif isinstance(event, ReplyPriced):
-                        usage, cost = event.usage or Usage(), event.cost
-                        line = usage_line(
-                            usage.input_tokens, usage.output_tokens, cost.usd, priced=True
-                        )
-                        self.post_message(ReplyBilled(line, cost.usd))
-                    else:
-                        open_reply()  # no-op unless the request was never reported as sent
-                        arrived = arrived or isinstance(event, TextDelta | ReasoningDelta)
-                        self._forward(stream, event)
-                        if first_words and isinstance(event, TextDelta | ReasoningDelta):
-                            # The first words go on screen before anything else is parsed.
-                            first_words = False
-                            await stream.first_words_drawn(FIRST_WORDS_WAIT)
-                            slice_started = time.perf_counter()
+                    await relay.relay(event)
         except ByokError as error:
             if error.kind is ErrorKind.STORAGE or isinstance(error, AttachmentError):
                 # The message may not be stored (a file refused: it is not): give it back.
@@ -519,12 +452,36 @@ class ChatColumn(Vertical):
                 if branch.continue_of is not None:  # continued again, by the user's choice
                     self.post_message(ReplyFailed(error, continue_of=branch.continue_of))
                 else:
-                    self.post_message(self._failed(error, bot.config, fallback, arrived))
+                    self.post_message(self._failed(error, bot.config, fallback, relay.arrived))
         except asyncio.CancelledError:
             stopped = True
             raise
         finally:
             self.post_message(ReplyEnded(stopped))
+
+    async def _send_target(self, text: str | None) -> tuple[Bot, Conversation] | None:
+        """The bot, read after the writes before it (a key typed just now is the key sent),
+        and the conversation, made now for the first message of a new one. None when there
+        is none (ReplyFailed is posted: the message goes back to the composer)."""
+        if self._bot_id is None:  # none could be opened (the error was shown)
+            error = ByokError(
+                "The message was not sent: no conversation could be opened",
+                remedy="It is back in the composer; send it again once the error above is mended.",
+            )
+            self.post_message(ReplyFailed(error, unsent=text))
+            return None
+        try:
+            bot = await asyncio.to_thread(self.data.bot, self._bot_id)
+            conversation = self._conversation
+            if conversation is None:
+                title = title_for(text)
+                conversation = await asyncio.to_thread(self.data.create_conversation, bot.id, title)
+                self._conversation = conversation
+                self.post_message(self.ConversationStarted(conversation))
+        except ByokError as error:  # nothing was stored: the message goes back to the composer
+            self.post_message(ReplyFailed(error, unsent=text))
+            return None
+        return bot, conversation
 
     @staticmethod
     def _failed(
@@ -542,6 +499,7 @@ class ChatColumn(Vertical):
         )
 
     def _forward(self, stream: ReplyStream, event: StreamEvent) -> None:
+        """Text and reasoning into the reply `stream`; a provider's pacing, and the end."""
         if isinstance(event, RateLimitWait):
             self._schedule.pacing(self._clock(), event.seconds)  # the activity line counts down
             return

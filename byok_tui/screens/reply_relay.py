@@ -1,0 +1,95 @@
+"""What a send yields, relayed to the conversation column as it arrives.
+
+The column's send worker hands each event of the data service's send here: the reply's text
+goes into its ReplyStream; its row, a key failover, older messages left out and the price go
+to the column as its messages (screens/chat_messages.py), for its handlers to show. Never
+touches a widget. Keeps the keyboard answering: a burst of events is relayed a slice at a
+time, and the first words go on screen before anything else is parsed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from textual.message import Message
+
+from byok_tui.conversation import ReplyEvent, ReplyStarted
+from byok_tui.history import HistoryTrimmed
+from byok_tui.key_failover import KeyFailedOver
+from byok_tui.pricing import usage_line
+from byok_tui.providers.types import ReasoningDelta, StreamEvent, TextDelta, Usage
+from byok_tui.reply_recorder import ReplyPriced
+from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
+from byok_tui.widgets.message_views import reply_meta
+from byok_tui.widgets.reply_stream import ReplyStream
+
+YIELD_SECONDS = 0.012  # longest the relay runs before letting the UI have a turn
+YIELD_TURNS = 10  # and how many turns: enough for a chain of messages to run, never idle
+FIRST_WORDS_WAIT = 0.05  # longest the relay waits for a reply's first words to be drawn
+
+
+class ReplyRelay:
+    def __init__(
+        self,
+        stream: ReplyStream,
+        *,
+        post: Callable[[Message], object],
+        echo: Callable[[], None],
+        forward: Callable[[ReplyStream, StreamEvent], None],
+        continuing: bool,
+    ) -> None:
+        """`post`: the column's post_message; `echo`: draws the message sent, once its request
+        is on the wire; `forward`: hands a stream event to the column, for `stream` (text,
+        pacing, the end); `continuing`: the reply continues a stored one."""
+        self._stream = stream
+        self._post, self._echo, self._forward = post, echo, forward
+        self._continuing = continuing
+        self._unopened: list[ReplyOpened] = []  # the reply's meta line, until it is shown
+        self._meta: tuple[str | None, str | None, str, bool] = (None, None, "", False)
+        self._ids: tuple[int | None, int | None, str | None] = (None, None, None)
+        self._first_words = True
+        self._slice_started = time.perf_counter()
+        self.arrived = False  # any text: a fallback is never asked after that
+
+    def sent(self) -> None:
+        """The request is on the wire: the message, then the reply's row, are shown."""
+        self._echo()
+        if self._unopened:
+            self._post(self._unopened.pop())
+
+    async def relay(self, event: ReplyEvent) -> None:
+        if time.perf_counter() - self._slice_started > YIELD_SECONDS:
+            # A fast server delivers thousands of events in a few reads; parsing them all at
+            # once would freeze the keyboard, so give the loop a turn.
+            for _turn in range(YIELD_TURNS):
+                await asyncio.sleep(0)
+            self._slice_started = time.perf_counter()
+        if isinstance(event, ReplyStarted):
+            reply = event.message
+            self._meta = (reply.provider, reply.model, event.key.source_text, reply.fallback)
+            continued = reply.content if self._continuing else None
+            self._ids = (reply.id, reply.parent_id, continued)
+            self._unopened.append(ReplyOpened(reply_meta(*self._meta), *self._ids))
+        elif isinstance(event, KeyFailedOver):
+            # The reply is answered with another key: its line names that key.
+            self._meta = (*self._meta[:2], event.key.source_text, self._meta[3])
+            self._unopened[:] = [ReplyOpened(reply_meta(*self._meta), *self._ids)]
+            self._post(KeyNotice(event.notice))
+        elif isinstance(event, HistoryTrimmed):
+            self._post(HistoryNotice(event.notice))
+        elif isinstance(event, ReplyPriced):
+            usage, cost = event.usage or Usage(), event.cost
+            line = usage_line(usage.input_tokens, usage.output_tokens, cost.usd, priced=True)
+            self._post(ReplyBilled(line, cost.usd))
+        else:
+            self.sent()  # a no-op unless the request was never reported as sent
+            words = isinstance(event, TextDelta | ReasoningDelta)
+            self.arrived = self.arrived or words
+            self._forward(self._stream, event)
+            if self._first_words and words:
+                # The first words go on screen before anything else is parsed.
+                self._first_words = False
+                await self._stream.first_words_drawn(FIRST_WORDS_WAIT)
+                self._slice_started = time.perf_counter()

@@ -1,0 +1,99 @@
+"""What a send yields reaches the conversation column in order: the reply's row once the
+request is on the wire (with the key that answered, after a failover), the text into the reply
+in progress, notices and the price as the column's messages."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from byok_tui.conversation import ReplyStarted
+from byok_tui.history import HistoryTrimmed
+from byok_tui.key_failover import KeyFailedOver
+from byok_tui.keys.resolve import ResolvedKey
+from byok_tui.pricing import Cost
+from byok_tui.providers.types import Done, StreamEvent, TextDelta, Usage
+from byok_tui.records import KeySource, Message
+from byok_tui.reply_recorder import ReplyPriced
+from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
+from byok_tui.screens.reply_relay import ReplyRelay
+
+DEFAULT = ResolvedKey("sk-test-default", KeySource.GLOBAL, "app-apikey-openai")
+WORK = ResolvedKey("sk-test-work", KeySource.LABELLED, "app-apikey-openai-work", label="work")
+
+
+class FirstWordsAtOnce:
+    """A ReplyStream whose first words are drawn as soon as asked."""
+
+    async def first_words_drawn(self, timeout: float) -> None:
+        return None
+
+
+def reply_row(content: str = "") -> Message:
+    return Message(
+        7, "u", 1, "assistant", content, "", "openai", "gpt-5.4-mini", "global", "partial",
+        None, None, None, None, 0.0, parent_id=6,
+    )  # fmt: skip
+
+
+def relay_of(continuing: bool = False) -> tuple[ReplyRelay, list[Any], list[StreamEvent]]:
+    posted: list[Any] = []
+    forwarded: list[StreamEvent] = []
+    relay = ReplyRelay(
+        FirstWordsAtOnce(),  # type: ignore[arg-type]
+        post=posted.append,
+        echo=lambda: posted.append("echo"),
+        forward=lambda _stream, event: forwarded.append(event),
+        continuing=continuing,
+    )
+    return relay, posted, forwarded
+
+
+def test_the_reply_row_is_shown_once_the_request_is_on_the_wire_then_the_text() -> None:
+    relay, posted, forwarded = relay_of()
+
+    async def run() -> None:
+        await relay.relay(ReplyStarted(reply_row(), DEFAULT))
+        assert posted == [], "not before the request is on the wire"
+        relay.sent()
+        await relay.relay(TextDelta("Hello"))
+        await relay.relay(Done("stop"))
+
+    asyncio.run(run())
+    # The message sent is drawn first (echo is a no-op once it is), then the reply's row, once.
+    assert posted[:2] == ["echo", ReplyOpened("openai · gpt-5.4-mini · global key", 7, 6)]
+    assert set(posted[2:]) == {"echo"}
+    assert [type(event) for event in forwarded] == [TextDelta, Done]
+    assert relay.arrived
+
+
+def test_after_a_failover_the_row_names_the_key_that_answered() -> None:
+    relay, posted, _ = relay_of()
+
+    async def run() -> None:
+        await relay.relay(ReplyStarted(reply_row(), DEFAULT))
+        await relay.relay(KeyFailedOver("The default key was refused: trying key work", WORK))
+        await relay.relay(TextDelta("Hi"))
+
+    asyncio.run(run())
+    notice, _echo, opened = posted[:3]
+    assert notice == KeyNotice("The default key was refused: trying key work")
+    assert opened == ReplyOpened("openai · gpt-5.4-mini · key work key", 7, 6)
+    assert "sk-test" not in repr(posted)
+
+
+def test_a_continued_reply_brings_its_text_so_far_and_notices_and_price_pass_on() -> None:
+    relay, posted, _ = relay_of(continuing=True)
+    trimmed = HistoryTrimmed(sent=40, total=100, model="gpt-5.4-mini", context_tokens=400_000)
+
+    async def run() -> None:
+        await relay.relay(ReplyStarted(reply_row("Once upon"), DEFAULT))
+        relay.sent()
+        await relay.relay(trimmed)
+        await relay.relay(ReplyPriced(Usage(10, 20), Cost(0.25, "")))
+
+    asyncio.run(run())
+    assert posted[1] == ReplyOpened("openai · gpt-5.4-mini · global key", 7, 6, "Once upon")
+    assert posted[2] == HistoryNotice(trimmed.notice)
+    assert isinstance(posted[3], ReplyBilled) and posted[3].cost_usd == 0.25
+    assert not relay.arrived, "no text arrived: a fallback may still answer"
