@@ -5,6 +5,7 @@ cannot be opened ends the app with one line, not a traceback."""
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import threading
 from collections import Counter
@@ -299,3 +300,20 @@ async def test_an_unexpected_error_while_opening_ends_the_app_with_a_crash_repor
             await pilot.pause(0.5)
     assert app.return_code == 1
     assert app.crash_report is not None and "the disk said no" in app.crash_report
+
+
+def test_the_app_draws_up_to_120_frames_a_second_unless_the_user_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key typed while a reply streams waits for the next frame: at Textual's 60 a
+    second, up to ~32 ms."""
+    monkeypatch.setattr(sys, "argv", ["byok-tui"])
+    monkeypatch.setattr(byok_tui.cli, "main", lambda: os.environ.get("TEXTUAL_FPS"))
+    monkeypatch.setenv("TEXTUAL_FPS", "")  # restored after the test, whatever run() sets
+    monkeypatch.delenv("TEXTUAL_FPS")
+    try:
+        assert launch.run() == "120"  # type: ignore[comparison-overlap]
+        monkeypatch.setenv("TEXTUAL_FPS", "30")
+        assert launch.run() == "30"  # type: ignore[comparison-overlap]
+    finally:
+        gc.enable()
