@@ -44,13 +44,18 @@ def shown_messages(app: ByokApp) -> list[str]:
     return [str(m.render()) for m in chat(app).query(UserMessage)]
 
 
-async def test_ctrl_a_attaches_a_file_that_the_next_message_carries(tmp_path: Path) -> None:
+def notes_to_read(tmp_path: Path) -> tuple[ByokApp, FakeProviders, Path]:
+    """The app with an OpenAI key, "Read." its next reply, and a notes file to attach."""
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "F" * 60)
     notes = tmp_path / "notes.md"
     notes.write_text("- one\n")
     fake = FakeProviders()
     fake.enqueue("Read.")
-    app = app_answered_by(fake)
+    return app_answered_by(fake), fake, notes
+
+
+async def test_ctrl_a_attaches_a_file_that_the_next_message_carries(tmp_path: Path) -> None:
+    app, fake, notes = notes_to_read(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+a")
@@ -107,12 +112,7 @@ async def test_enter_pressed_while_a_pasted_file_is_read_sends_it_with_the_messa
         return read_attachment(self, path)
 
     monkeypatch.setattr(AppData, "read_attachment", slow_read)
-    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "F" * 60)
-    notes = tmp_path / "notes.md"
-    notes.write_text("- one\n")
-    fake = FakeProviders()
-    fake.enqueue("Read.")
-    app = app_answered_by(fake)
+    app, fake, notes = notes_to_read(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
