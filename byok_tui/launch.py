@@ -3,6 +3,7 @@ rest of byok-tui is imported."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -13,17 +14,19 @@ import sys
 FRAMES_PER_SECOND = "120"
 
 
+def prepare_app() -> None:
+    """Before the app's modules load (Textual reads TEXTUAL_FPS as it loads)."""
+    os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)
+    # Everything made until the chat screen is up lives as long as the app (modules, styles,
+    # screens): collecting meanwhile only slows the start, by ~30 ms before the first frame
+    # on two shared cores. The app turns the collector on once the chat screen is up
+    # (app.py, _freeze_heap_once).
+    gc.disable()
+
+
 def run() -> int:
-    if len(sys.argv) == 1:  # the app (a subcommand keeps the collector on)
-        import gc
-
-        os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)  # read when Textual loads
-
-        # Everything made until the chat screen is up lives as long as the app (modules,
-        # styles, screens): collecting meanwhile only slows the start, by ~30 ms before the
-        # first frame on two shared cores. The app turns the collector on once the chat
-        # screen is up (app.py, _freeze_heap_once).
-        gc.disable()
+    if len(sys.argv) == 1:  # the app, prepared before anything else is imported (the app's
+        prepare_app()  # options, `--log FILE`, are read first: cli prepares it then)
     from byok_tui.cli import main
 
     return main()

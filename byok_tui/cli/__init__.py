@@ -109,6 +109,9 @@ def _use_config_providers() -> None:
 
 
 def _run_app() -> int:
+    from byok_tui.launch import prepare_app
+
+    prepare_app()  # again, for a start with options (`--log FILE`): before Textual loads
     from byok_tui.app import run_app
 
     return run_app()

@@ -317,3 +317,19 @@ def test_the_app_draws_up_to_120_frames_a_second_unless_the_user_says_otherwise(
         assert launch.run() == "30"  # type: ignore[comparison-overlap]
     finally:
         gc.enable()
+
+
+def test_the_app_started_with_options_is_prepared_as_without(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`byok-tui --log FILE` starts the app too: the collector off, 120 frames a second."""
+    monkeypatch.setenv("TEXTUAL_FPS", "")  # restored after the test, whatever is set
+    monkeypatch.delenv("TEXTUAL_FPS")
+    monkeypatch.setattr(
+        byok_tui.app, "run_app", lambda: (gc.isenabled(), os.environ.get("TEXTUAL_FPS"))
+    )
+    try:
+        started = byok_tui.cli.main(["--log", str(tmp_path / "byok-tui.log")])
+        assert started == (False, "120")  # type: ignore[comparison-overlap]
+    finally:
+        gc.enable()
