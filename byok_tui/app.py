@@ -262,18 +262,20 @@ class ByokApp(App[None]):
         if data is not None and not isinstance(self.screen, RequestsScreen):
             self.push_screen(RequestsScreen(data))
 
-    @work(thread=True, exclusive=True, group="export")
     def action_export_all_data(self) -> None:
         """Export All Data: bots, conversations, settings, budgets and the request log; no key."""
+        if self._started(self.action_export_all_data) is not None and self._opened is not None:
+            self._export_all_data(self._opened)
+
+    @work(thread=True, exclusive=True, group="export")
+    def _export_all_data(self, opened: AppContext) -> None:
         import time
 
         from byok_tui.custom_providers import provider_tables
         from byok_tui.services import known_keys
         from byok_tui.storage.transfer import export_all
 
-        if self._opened is None:
-            return  # still starting (a fraction of a second): nothing to export from yet
-        services, store = self._opened.services, self._opened.db
+        services, store = opened.services, opened.db
         folder = services.paths.data_dir / "exports"
         try:
             data = export_all(store, known_keys(services), provider_tables(services.config))

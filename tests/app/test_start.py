@@ -333,3 +333,19 @@ def test_the_app_started_with_options_is_prepared_as_without(
         assert started == (False, "120")  # type: ignore[comparison-overlap]
     finally:
         gc.enable()
+
+
+async def test_export_all_data_asked_for_while_starting_is_written_once_the_chat_is_up(
+    held_at_start: threading.Event,
+) -> None:
+    """F10 in the first frame is not dropped: nothing is open to export from yet, so the
+    export waits for the chat screen."""
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("f10")
+        held_at_start.set()
+        await settle(pilot)
+        exports = app_paths().data_dir / "exports"
+        await wait_for(pilot, lambda: exports.is_dir() and any(exports.glob("*.json")))
