@@ -183,7 +183,7 @@ class ByokApp(App[None]):
         data.on_failure = tell
 
         start = self.screen_stack[0]
-        early = start.early_input() if isinstance(start, StartScreen) else None
+        early = await start.early_input() if isinstance(start, StartScreen) else None
         # Pushed over the start screen: Textual cannot switch away from the default screen.
         overview = message.keys_read[0] if message.keys_read else None
         await self.push_screen(ChatScreen(data, overview, early, clock=self.clock))

@@ -12,6 +12,7 @@ screen's composer, which sends or attaches them once the conversation is open.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets.text_area import Selection
 
@@ -54,9 +56,18 @@ class StartScreen(Screen[None]):
         self._overview = overview
         self._sent: list[Composer.Submitted | Composer.PathPasted] = []
 
-    def early_input(self) -> EarlyInput:
-        """What was typed, sent and pasted here, to hand to the chat screen."""
+    async def early_input(self) -> EarlyInput:
+        """What was typed, sent and pasted here, to hand to the chat screen: once every key
+        already handed to the composer is taken. A key the app forwarded waits in the
+        composer's queue until it runs, and what its Enter or a pasted path makes waits in
+        the queues on its way up to this screen: two rounds along that way take both."""
         composer = self.query_one(Composer)
+        way_up = [node for node in composer.ancestors_with_self if isinstance(node, Widget)]
+        for _round in range(2):
+            for node in way_up:
+                taken = asyncio.get_running_loop().create_future()
+                if node.call_later(taken.set_result, None):  # after what is queued there
+                    await taken
         sent = tuple(replace(message) for message in self._sent)
         return EarlyInput(composer.text, composer.selection, sent)
 

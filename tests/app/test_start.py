@@ -349,3 +349,29 @@ async def test_export_all_data_asked_for_while_starting_is_written_once_the_chat
         await settle(pilot)
         exports = app_paths().data_dir / "exports"
         await wait_for(pilot, lambda: exports.is_dir() and any(exports.glob("*.json")))
+
+
+async def test_keys_on_their_way_to_the_first_frames_composer_as_the_chat_screen_comes_are_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key the app has handed to the composer waits in the composer's queue until it is
+    taken; the chat screen arriving meanwhile must not leave it (or the message its Enter
+    sends) behind on the start screen."""
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    fake = FakeProviders()
+    fake.enqueue("Hello ", "back")
+    context_opened = byok_tui.app.ByokApp.on_context_opened
+
+    async def with_keys_in_flight(self: byok_tui.app.ByokApp, message: object) -> None:
+        composer = self.screen.query_one(Composer)
+        for key in (Key("o", "o"), Key("k", "k"), Key("enter", None), Key("x", "x")):
+            composer.post_message(key)  # forwarded by the app, not taken yet
+        await context_opened(self, message)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(byok_tui.app.ByokApp, "on_context_opened", with_keys_in_flight)
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: replies(app) == ["Hello back"])
+        assert [request.chat.messages[-1].content for request in fake.requests] == ["ok"]
+        assert chat(app).query_one(Composer).text == "x"
