@@ -33,6 +33,10 @@ def a_conversation() -> FakeProviders:
     return FakeProviders()
 
 
+def notices(app: object) -> list[str]:
+    return [str(n.message) for n in app._notifications]  # type: ignore[attr-defined]
+
+
 def markers(app: object) -> list[str]:
     return [str(m.render()) for m in app.screen.query(Alternatives)]  # type: ignore[attr-defined]
 
@@ -54,7 +58,7 @@ async def test_ctrl_g_answers_again_and_the_first_answer_stays_one_key_away() ->
         await pilot.press("left")
         await wait_for(pilot, lambda: replies(app) == ["A1"] and markers(app) == ["‹ 1/2 ›"])
         await pilot.press("left")  # nothing before the first: said, nothing changes
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "No alternative before this one." in notices(app))
         assert replies(app) == ["A1"]
 
         await send(pilot, "Q2")
