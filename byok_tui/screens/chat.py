@@ -380,7 +380,7 @@ class ChatScreen(Screen[None]):
         self.read_again()
 
     def action_stop_reply(self) -> None:
-        if not self.column.busy and self.column.cancel_edit():
+        if not self.column.busy and self.query_one(Composer).cancel_edit():
             return
         self.column.stop()
 
@@ -411,7 +411,7 @@ class ChatScreen(Screen[None]):
         self._messages.edit_in_editor()
 
     def on_edit_wanted(self, message: EditWanted) -> None:
-        self.column.begin_edit(message.message_id, message.text)
+        self.query_one(Composer).begin_edit(message.message_id, message.text)
 
     def action_edit_last(self) -> None:
         self._messages.edit_last()

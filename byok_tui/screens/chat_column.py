@@ -3,7 +3,8 @@ to the last word of the reply.
 
 A component of the chat screen, which tells it what is open (`opening`, `opened`) and hears
 back through its messages (`ConversationStarted`, `ReplyFinished`). Its transcript reads its
-own pages (screens/conversation_transcript.py). It owns the send worker, the retry, fallback
+own pages (screens/conversation_transcript.py), its chips read the files to attach
+(screens/reading_chips.py), its composer holds a message being edited. It owns the send worker, the retry, fallback
 and pacing countdowns (their rules: send_schedule.py) and the reply in progress. The worker
 calls the data service and relays what arrives (screens/reply_relay.py) to the column's
 handlers through typed messages (screens/chat_messages.py); only the handlers touch widgets.
@@ -20,7 +21,6 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -29,7 +29,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from byok_tui.app_data import AppData
-from byok_tui.attachments import Attachment, AttachmentError, NoSuchFile
+from byok_tui.attachments import Attachment, AttachmentError
 from byok_tui.conversation import title_for
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.fallbacks import (
@@ -49,8 +49,6 @@ from byok_tui.providers.types import (
 from byok_tui.records import Bot, BotConfig, Conversation, TranscriptPage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_messages import (
-    AttachmentRead,
-    AttachmentRefused,
     HistoryNotice,
     KeyNotice,
     ReplyBilled,
@@ -62,15 +60,14 @@ from byok_tui.screens.chat_messages import (
 from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.estimating_composer import EstimatingComposer
+from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.screens.reply_relay import ReplyRelay
 from byok_tui.send_schedule import SendSchedule
 from byok_tui.widgets.activity_line import ActivityLine
-from byok_tui.widgets.attachment_chips import AttachmentChips
-from byok_tui.widgets.composer import COMPOSER_TITLE, Composer
+from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.reply_stream import ReplyStream
 from byok_tui.widgets.transcript import Transcript
 
-EDITING_TITLE = "Editing a message · Enter sends it as an alternative · Esc cancels"
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
 
 
@@ -126,19 +123,16 @@ class ChatColumn(Vertical):
         self._billed: float | None = None  # what the reply in progress cost, once it ended
         self._branch = Branch()  # what the next send replaces (an edit, a regeneration)
         self._branched = False  # the send in progress made a new branch
-        self._editing: int | None = None  # the stored message the composer holds, to edit
-        self._draft_before_edit = ""
         self._outgoing: list[Attachment] = []  # the files the message being sent carries
         self._estimate_line = ""  # what sending the composer's text would cost
-        # Files being read; a message sent meanwhile waits for them, in order, so that a
-        # path pasted just before Enter goes with the message it was pasted into.
-        self._files_being_read = 0
+        # Sent while files were being read: each waits for them, in order, so that a path
+        # pasted just before Enter goes with the message it was pasted into.
         self._sends_waiting_for_files: list[Composer.Submitted] = []
 
     def compose(self) -> ComposeResult:
         yield ConversationTranscript(self.data, lambda: self._conversation, id="transcript")
         yield ActivityLine(id="activity")
-        yield AttachmentChips()
+        yield ReadingChips(self.data)
         yield EstimatingComposer(self.data, self._sending_to)
 
     def on_mount(self) -> None:
@@ -244,74 +238,27 @@ class ChatColumn(Vertical):
         self._start_send(None)
         return True
 
-    def begin_edit(self, message_id: int, text: str) -> None:
-        """The composer holds a stored message to edit: sending it makes an alternative."""
-        composer = self.query_one(Composer)
-        if self._editing is None:
-            self._draft_before_edit = composer.text  # given back if the edit is cancelled
-        self._editing = message_id
-        composer.text = text
-        composer.border_title = EDITING_TITLE
-        composer.focus()
-
-    def cancel_edit(self) -> bool:
-        """Leave the edit; the draft from before it is back. False: there was none."""
-        if self._editing is None:
-            return False
-        self._end_edit()
-        self.query_one(Composer).text = self._draft_before_edit
-        return True
-
-    def _end_edit(self) -> None:
-        self._editing = None
-        self.query_one(Composer).border_title = COMPOSER_TITLE
-
     # Attaching files ----------------------------------------------------------------------
-
-    def attach(self, path: Path, pasted: str | None = None) -> None:
-        """Read and check a file, in a thread; it becomes a chip above the composer.
-        `pasted`: the text it came from, typed after all if it names no file."""
-        self._files_being_read += 1
-        self._read_attachment(path, pasted)
-
-    @work(thread=True, group="attach", exit_on_error=False)
-    def _read_attachment(self, path: Path, pasted: str | None) -> None:
-        try:
-            self.post_message(AttachmentRead(self.data.read_attachment(path)))
-        except ByokError as error:
-            self.post_message(AttachmentRefused(error, pasted))
-        except Exception as error:  # never leave a message waiting for this file
-            said = f"could not read {path.name}: {type(error).__name__}"
-            self.post_message(AttachmentRefused(ByokError(said), pasted))
 
     def on_composer_path_pasted(self, message: Composer.PathPasted) -> None:
         message.stop()
-        self.attach(message.path, message.text)
+        self.query_one(ReadingChips).attach(message.path, message.text)
 
-    def on_attachment_read(self, message: AttachmentRead) -> None:
-        self.query_one(AttachmentChips).add(message.attachment)
-        self._file_read()
+    def on_reading_chips_pasted_back(self, message: ReadingChips.PastedBack) -> None:
+        message.stop()
+        self.query_one(Composer).insert(message.text)
 
-    def on_attachment_refused(self, message: AttachmentRefused) -> None:
-        if message.pasted is not None:
-            self.query_one(Composer).insert(message.pasted)  # typed after all: nothing lost
-        if message.pasted is None or not isinstance(message.error, NoSuchFile):
-            # (else it was text that only looked like a path)
-            self.notify(f"Not attached: {message.error.one_line()}", severity="error", timeout=8)
-        self._file_read()
-
-    def _file_read(self) -> None:
-        self._files_being_read -= 1
-        if not self._files_being_read:
-            waiting, self._sends_waiting_for_files = self._sends_waiting_for_files, []
-            for message in waiting:
-                self.on_composer_submitted(message)
+    def on_reading_chips_all_read(self, message: ReadingChips.AllRead) -> None:
+        message.stop()
+        waiting, self._sends_waiting_for_files = self._sends_waiting_for_files, []
+        for submitted in waiting:
+            self.on_composer_submitted(submitted)
 
     # Sending ------------------------------------------------------------------------------
 
     def on_composer_submitted(self, message: Composer.Submitted) -> None:
         message.stop()
-        if self._files_being_read:
+        if self.query_one(ReadingChips).reading:
             self._sends_waiting_for_files.append(message)
             return
         self._schedule.typed()
@@ -319,10 +266,8 @@ class ChatColumn(Vertical):
             self.query_one(Composer).text = message.text  # given back: never lose what was typed
             self.notify("A reply is on its way: wait, or press Escape to stop it.")
             return
-        edit_of, text = self._editing, message.text
-        if edit_of is not None:
-            self._end_edit()
-        self._outgoing = self.query_one(AttachmentChips).take()
+        edit_of, text = self.query_one(Composer).end_edit(), message.text
+        self._outgoing = self.query_one(ReadingChips).take()
         found = secrets_in(message.text)
         if not found:
             self._send_new(text, edit_of)
@@ -333,7 +278,7 @@ class ChatColumn(Vertical):
                 self._send_new(text, edit_of)
             else:
                 self.query_one(Composer).text = text  # held, not lost
-                self.query_one(AttachmentChips).give_back(self._outgoing)
+                self.query_one(ReadingChips).give_back(self._outgoing)
                 self._outgoing = []
 
         question = (
@@ -548,7 +493,7 @@ class ChatColumn(Vertical):
         if message.unsent:
             await self.query_one(Transcript).take_back_unsent()  # drawn as sent, and it was not
         if message.files:
-            self.query_one(AttachmentChips).give_back(message.files)
+            self.query_one(ReadingChips).give_back(message.files)
         self._stream.flush(final=True)  # what arrived before the error is shown
         reply = self._stream.view
         if reply is not None and not (reply.content or reply.reasoning):

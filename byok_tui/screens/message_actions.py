@@ -16,6 +16,7 @@ from textual.app import SuspendNotSupported
 from byok_tui.errors import ByokError
 from byok_tui.redaction import redact_keys
 from byok_tui.screens.dialogs import TextDialog
+from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.message_views import ContinueWanted, RegenerateWanted, ReplyView, UserMessage
 from byok_tui.widgets.transcript import Transcript
@@ -59,7 +60,8 @@ class MessageActions:
         if not sent:
             self._screen.notify("No message of yours to edit yet.")
             return
-        self._screen.column.begin_edit(sent[-1].message_id or 0, sent[-1].message_text)
+        composer = self._screen.query_one(Composer)
+        composer.begin_edit(sent[-1].message_id or 0, sent[-1].message_text)
 
     def regenerate_focused(self) -> None:
         """Answer the focused reply again, else the last one."""
@@ -119,7 +121,7 @@ class MessageActions:
 
         def chosen(path: str | None) -> None:
             if path and path.strip():
-                screen.column.attach(Path(path.strip()))
+                screen.query_one(ReadingChips).attach(Path(path.strip()))
             screen.query_one(Composer).focus()
 
         screen.app.push_screen(TextDialog("Attach a file (its path)", ""), chosen)

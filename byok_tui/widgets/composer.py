@@ -1,6 +1,8 @@
 """The message composer: a multi-line text area where Enter sends.
 
 A new line is ctrl+j, shift+enter or alt+enter (terminals differ in which they can report).
+It can hold a stored message to edit; the draft it held before comes back if the edit is
+cancelled.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ _NEWLINE_KEYS = frozenset(next(k for k in COMPOSER_KEYS if k.action == "newline"
 
 
 COMPOSER_TITLE = "Message · Enter sends · ctrl+j new line"
+EDITING_TITLE = "Editing a message · Enter sends it as an alternative · Esc cancels"
 
 
 class Composer(TextArea):
@@ -44,6 +47,31 @@ class Composer(TextArea):
             id="composer", soft_wrap=True, tab_behavior="focus", show_line_numbers=False
         )
         self.border_title = COMPOSER_TITLE
+        self.editing: int | None = None  # the stored message held to edit
+        self._draft_before_edit = ""
+
+    def begin_edit(self, message_id: int, text: str) -> None:
+        """Hold the stored message `message_id` to edit: sent, it makes an alternative."""
+        if self.editing is None:
+            self._draft_before_edit = self.text  # given back if the edit is cancelled
+        self.editing = message_id
+        self.text = text
+        self.border_title = EDITING_TITLE
+        self.focus()
+
+    def cancel_edit(self) -> bool:
+        """Leave the edit; the draft from before it is back. False: there was none."""
+        if self.editing is None:
+            return False
+        self.end_edit()
+        self.text = self._draft_before_edit
+        return True
+
+    def end_edit(self) -> int | None:
+        """Leave the edit (its text is being sent): the message it edited, if any."""
+        editing, self.editing = self.editing, None
+        self.border_title = COMPOSER_TITLE
+        return editing
 
     async def _on_paste(self, event: events.Paste) -> None:
         path = pasted_path(event.text)

@@ -1,0 +1,69 @@
+"""The chat column's attachment chips, which read and check each file to attach themselves: in
+a worker thread, through the data service. A file refused is said why; text pasted that only
+looked like a path is handed back to be typed after all. While files are being read a
+message sent waits for them (the column holds it until `AllRead`), so that a path pasted just
+before Enter goes with the message it was pasted into.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import work
+from textual.message import Message
+
+from byok_tui.app_data import AppData
+from byok_tui.attachments import NoSuchFile
+from byok_tui.errors import ByokError
+from byok_tui.screens.chat_messages import AttachmentRead, AttachmentRefused
+from byok_tui.widgets.attachment_chips import AttachmentChips
+
+
+class ReadingChips(AttachmentChips):
+    @dataclass
+    class PastedBack(Message):
+        """Pasted text that named no file: it is typed after all, nothing lost."""
+
+        text: str
+
+    class AllRead(Message):
+        """No file is being read any more: a message held for them may go."""
+
+    def __init__(self, data: AppData) -> None:
+        super().__init__()
+        self.data = data
+        self.reading = 0  # files being read
+
+    def attach(self, path: Path, pasted: str | None = None) -> None:
+        """Read and check a file, in a thread; it becomes a chip. `pasted`: the text it came
+        from, typed after all if it names no file."""
+        self.reading += 1
+        self._read(path, pasted)
+
+    @work(thread=True, group="attach", exit_on_error=False)
+    def _read(self, path: Path, pasted: str | None) -> None:
+        try:
+            self.post_message(AttachmentRead(self.data.read_attachment(path)))
+        except ByokError as error:
+            self.post_message(AttachmentRefused(error, pasted))
+        except Exception as error:  # never leave a message waiting for this file
+            said = f"could not read {path.name}: {type(error).__name__}"
+            self.post_message(AttachmentRefused(ByokError(said), pasted))
+
+    def on_attachment_read(self, message: AttachmentRead) -> None:
+        self.add(message.attachment)
+        self._one_read()
+
+    def on_attachment_refused(self, message: AttachmentRefused) -> None:
+        if message.pasted is not None:
+            self.post_message(self.PastedBack(message.pasted))
+        if message.pasted is None or not isinstance(message.error, NoSuchFile):
+            # (else it was text that only looked like a path)
+            self.notify(f"Not attached: {message.error.one_line()}", severity="error", timeout=8)
+        self._one_read()
+
+    def _one_read(self) -> None:
+        self.reading -= 1
+        if not self.reading:
+            self.post_message(self.AllRead())
