@@ -4,10 +4,11 @@ to the last word of the reply.
 A component of the chat screen, which tells it what is open (`opening`, `opened`) and hears
 back through its messages (`ConversationStarted`, `ReplyFinished`). Its transcript reads its
 own pages (screens/conversation_transcript.py), its chips read the files to attach
-(screens/reading_chips.py), its composer holds a message being edited. It owns the send worker, the retry, fallback
-and pacing countdowns (their rules: send_schedule.py) and the reply in progress. The worker
-calls the data service and relays what arrives (screens/reply_relay.py) to the column's
-handlers through typed messages (screens/chat_messages.py); only the handlers touch widgets.
+(screens/reading_chips.py), its composer holds a message being edited. It owns the send
+worker, the retry, fallback and pacing countdowns (their rules: send_schedule.py) and the
+reply in progress. The worker calls the data service and relays what arrives
+(screens/reply_relay.py) to the column's handlers through typed messages
+(screens/chat_messages.py); only the handlers touch widgets.
 
 Nothing the user typed is lost: a message typed while a reply is streaming goes back into the
 composer; one sent while its conversation is opening is kept aside and stored there once it is
