@@ -37,6 +37,8 @@ from byok_tui.screens.start import StartScreen
 from byok_tui.services import Backend, Services, open_services
 
 if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
+    from rich.console import RenderableType
+
     from byok_tui.app_data import AppData
     from byok_tui.services import AppContext
     from byok_tui.storage.db import Progress
@@ -129,6 +131,7 @@ class ByokApp(App[None]):
         self._backend = backend
         self._crash_dir = crash_dir or app_paths(self._environ).crash_dir
         self.crash_report: str | None = None
+        self.quitting = False  # exit() was called: the screens are being torn down
         # What countdowns (a rate limit's retry) read; a test sets its own before the run.
         self.clock: Callable[[], float] = time.monotonic
         self.failure: str | None = None  # why the app could not open, printed after it ends
@@ -301,7 +304,24 @@ class ByokApp(App[None]):
                 said = f"{key.does} ({key.spoken})" if key.keys else key.does
                 yield SystemCommand(key.description, said, action)
 
+    def exit(
+        self,
+        result: None = None,
+        return_code: int = 0,
+        message: RenderableType | None = None,
+    ) -> None:
+        self.quitting = True
+        super().exit(result, return_code, message)
+
     def _handle_exception(self, error: Exception) -> None:
+        from textual.css.query import NoMatches
+        from textual.widget import MountError
+
+        if self.quitting and isinstance(error, NoMatches | MountError):
+            # A handler met widgets already torn down, or mounted into them: the user quit
+            # as a screen came (its queued messages are still handled while it is removed).
+            # Not a crash: nothing is written or lost by a widget not found.
+            return
         # Replaces App._handle_exception / App._fatal_error (textual 8.2): same bookkeeping,
         # but the report has no locals and is redacted before it reaches the screen or a file.
         # Printed by run_until_exit once the terminal is restored, as plain text: Rich would
