@@ -17,6 +17,7 @@ from textual.widgets import Footer as TextualFooter
 from textual.widgets import Static
 
 from byok_tui.compat import (
+    screens_take_the_terminal_size_only,
     scroll_in_layout,
     sse_decoders,
     stop_after_crash,
@@ -117,3 +118,18 @@ async def test_6_changes_of_bindings_before_a_refresh_recompose_the_footer_once(
         await pilot.pause()
         assert len(recomposes) == 1
         assert "Ring" in " ".join(str(key.render()) for key in app.query("FooterKey"))
+
+
+def test_7_a_screen_is_still_resized_by_its_own_on_resize_handler() -> None:
+    """Textual still lays a screen out in `Screen._on_resize(self, event)` (through
+    `_screen_resized`); ours passes over an old size first, and wraps it once."""
+    from textual.screen import Screen
+
+    screens_take_the_terminal_size_only()
+    wrapped = Screen._on_resize
+    screens_take_the_terminal_size_only()
+    assert Screen._on_resize is wrapped
+    assert inspect.iscoroutinefunction(wrapped)
+    original = inspect.getclosurevars(wrapped).nonlocals["on_resize"]
+    assert list(inspect.signature(original).parameters) == ["self", "event"]
+    assert "_screen_resized(event.size)" in inspect.getsource(original)

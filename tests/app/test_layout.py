@@ -95,3 +95,43 @@ async def test_at_120_by_40_the_activity_line_is_never_cut() -> None:
         room = activity.content_region.width * activity.content_region.height
         assert "Switching to openrouter:meta-llama" in text
         assert activity.content_region.height >= 2 and len(text) <= room, f"cut: {text!r}"
+
+
+@pytest.mark.parametrize("below", ["the start screen", "the chat screen"])
+async def test_a_screen_under_another_settles_after_resizes_it_could_not_keep_up_with(
+    below: str,
+) -> None:
+    """While layouts wait (as they do once the app shuts down), Textual lays a screen out at
+    the size of each Resize in its queue and posts it a Resize of its own whenever that
+    changed its size, with a refresh queued between them: a screen under another (the start
+    screen under the chat screen, the chat screen under Settings) that had two old sizes
+    queued went back and forth between them for ever, at 100% CPU (ctrl+q after dragging the
+    terminal's edge hung the app in 5 of 8 random runs). A screen now takes only the
+    terminal's own size."""
+    from textual.events import Resize
+    from textual.geometry import Size
+
+    old_sizes = (Size(100, 30), Size(90, 25))  # what a dragged edge left queued
+    sizes: list[Size] = []  # the old sizes handled, in turn
+
+    def count(message: object) -> None:
+        if isinstance(message, Resize) and message.size in old_sizes:
+            sizes.append(message.size)
+            if len(sizes) > 20:  # stops the loop, which would starve the test too
+                raise AssertionError(f"resized back and forth: {sizes[-4:]}")
+
+    app = make_app()
+    async with app.run_test(size=(140, 40), message_hook=count) as pilot:
+        await settle(pilot)
+        if below == "the chat screen":
+            await pilot.press("ctrl+s")  # Settings over the chat screen
+            await settle(pilot)
+        screen = app.screen_stack[-2]
+        with app.batch_update():  # layouts wait, as while the app shuts down
+            for old in old_sizes:
+                screen.post_message(Resize(old, old))
+                screen.call_later(lambda: None)
+            await pilot.pause(0.3)
+        await settle(pilot)
+        assert len(sizes) <= 4
+        assert screen.size == Size(140, 40)
