@@ -260,3 +260,23 @@ async def test_the_sidebar_search_button_opens_the_panel_with_the_mouse() -> Non
         await pilot.click("#open-search")
         assert isinstance(app.screen, SearchScreen)
         assert app.screen.focused is app.screen.query_one("#search-query")
+
+
+async def test_page_keys_in_the_hits_of_a_tiny_terminal_do_nothing_rather_than_crash() -> None:
+    """Five lines leave the hits no room at all: Textual's list then had no lines to page
+    through and PageDown ended the app with a crash report (KeyError)."""
+    two_conversations()
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"citrus")
+        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
+        await pilot.press("down")  # into the hits
+        await pilot.resize_terminal(140, 5)
+        await pilot.pause(0.2)
+        await pilot.press("pagedown", "pageup")
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause(0.2)
+        await pilot.press("pagedown", "enter")  # and with room again, they work
+        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+    assert app.crash_report is None
