@@ -25,7 +25,11 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
-from byok_tui.compat import screens_take_the_terminal_size_only, stop_after_crash
+from byok_tui.compat import (
+    page_keys_need_lines,
+    screens_take_the_terminal_size_only,
+    stop_after_crash,
+)
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
 from byok_tui.key_records import KeyOverview
@@ -121,7 +125,8 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, point 7
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7 and 8
+        page_keys_need_lines()
         self._services = services
         if services is not None:
             environ = services.environ

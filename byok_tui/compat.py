@@ -37,11 +37,17 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    ever at 100% CPU (ctrl+q after dragging the terminal's edge hung the app). Not reported
    upstream yet; once Textual coalesces or drops such resizes, remove the wrapper and keep
    the test in tests/app/test_layout.py, which must pass unchanged.
+8. `page_keys_need_lines`: wraps `OptionList._move_page` (PageDown, PageUp). An option list
+   lays its options out in lines only once it has room; with none (the search's hits in a
+   terminal five lines high) the page keys looked up a line never made and raised KeyError,
+   a crash report. Textual guards the same lookup in `scroll_to_highlight`; wrapped here for
+   every option list, the sidebar's, the search's and a Select's alike.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import contextlib
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads point 5 too
     from textual.app import App
@@ -124,3 +130,21 @@ def screens_take_the_terminal_size_only() -> None:
 
     _on_resize.terminal_size_only = True  # type: ignore[attr-defined]
     Screen._on_resize = _on_resize  # type: ignore[method-assign]
+
+
+def page_keys_need_lines() -> None:
+    """PageDown and PageUp in an option list do nothing until it has lines (point 8); once."""
+    from textual.widgets import OptionList
+
+    move_page = OptionList._move_page
+    if getattr(move_page, "needs_lines", False):
+        return
+
+    def _move_page(self: OptionList, direction: Literal[-1, 1]) -> None:
+        if not self.scrollable_content_region:
+            return  # no room: no lines made
+        with contextlib.suppress(KeyError):  # a line not made yet, as Textual's own guard
+            move_page(self, direction)
+
+    _move_page.needs_lines = True  # type: ignore[attr-defined]
+    OptionList._move_page = _move_page  # type: ignore[method-assign]

@@ -17,6 +17,7 @@ from textual.widgets import Footer as TextualFooter
 from textual.widgets import Static
 
 from byok_tui.compat import (
+    page_keys_need_lines,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
     sse_decoders,
@@ -133,3 +134,18 @@ def test_7_a_screen_is_still_resized_by_its_own_on_resize_handler() -> None:
     original = inspect.getclosurevars(wrapped).nonlocals["on_resize"]
     assert list(inspect.signature(original).parameters) == ["self", "event"]
     assert "_screen_resized(event.size)" in inspect.getsource(original)
+
+
+def test_8_the_page_keys_of_an_option_list_still_move_through_move_page() -> None:
+    """Textual's OptionList still pages in `_move_page(self, direction)`, looking up
+    `_index_to_line`; ours does nothing while there are no lines, and wraps it once."""
+    from textual.widgets import OptionList
+
+    page_keys_need_lines()
+    wrapped = OptionList._move_page
+    page_keys_need_lines()
+    assert OptionList._move_page is wrapped
+    original = inspect.getclosurevars(wrapped).nonlocals["move_page"]
+    assert list(inspect.signature(original).parameters) == ["self", "direction"]
+    assert "_index_to_line[" in inspect.getsource(original)
+    assert "_move_page(1)" in inspect.getsource(OptionList.action_page_down)

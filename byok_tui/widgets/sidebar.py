@@ -10,12 +10,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Label
+from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from byok_tui.bindings import SIDEBAR_KEYS, textual_bindings
 from byok_tui.records import KeyOverview
-from byok_tui.widgets.option_list import OptionList
 from byok_tui.widgets.provider_rows import provider_label
 
 if TYPE_CHECKING:  # the first frame draws the sidebar before the database module is loaded
