@@ -94,6 +94,8 @@ class SearchScreen(ModalScreen[SearchHit | None]):
         self._show(hits, f"{said} · {HOW_TO}")
 
     def _show(self, hits: list[SearchHit], status: str) -> None:
+        if not self.is_current:
+            return  # closed while the search ran: its widgets may be gone already
         self._hits = hits
         self.query_one("#search-status", Static).update(status)
         option_list = self.query_one("#search-hits", OptionList)

@@ -4,6 +4,8 @@ marked and focused; Escape leaves everything as it was."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
@@ -279,4 +281,40 @@ async def test_page_keys_in_the_hits_of_a_tiny_terminal_do_nothing_rather_than_c
         await pilot.pause(0.2)
         await pilot.press("pagedown", "enter")  # and with room again, they work
         await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+    assert app.crash_report is None
+
+
+async def test_a_search_that_answers_as_its_panel_closes_is_no_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search runs in a thread: closed meanwhile (Escape), its answer may come while the
+    panel's widgets are being removed and must find nothing to fill, not end the app with a
+    crash report (4 of 16 random runs of keys and resizes in a terminal did)."""
+    import threading
+
+    from byok_tui.app_data import AppData
+
+    two_conversations()
+    removing = threading.Event()
+    search = AppData.search
+
+    def answers_late(self: AppData, typed: str) -> object:
+        removing.wait(5)  # until the panel's widgets are removed
+        return search(self, typed)
+
+    async def unmounted(self: SearchScreen) -> None:
+        # Its widgets are gone, its workers not stopped yet: the answer comes now.
+        removing.set()
+        await asyncio.sleep(0.2)
+
+    monkeypatch.setattr(AppData, "search", answers_late)
+    monkeypatch.setattr(SearchScreen, "on_unmount", unmounted, raising=False)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"citrus")
+        await pilot.pause(0.3)  # the search waits in its thread
+        await pilot.press("escape")
+        await pilot.pause(0.5)
+        assert not isinstance(app.screen, SearchScreen)
     assert app.crash_report is None
