@@ -23,6 +23,7 @@ from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import Widget
 
 from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
 from byok_tui.compat import (
@@ -320,13 +321,7 @@ class ByokApp(App[None]):
         super().exit(result, return_code, message)
 
     def _handle_exception(self, error: Exception) -> None:
-        from textual.css.query import NoMatches
-        from textual.widget import MountError
-
-        if self.quitting and isinstance(error, NoMatches | MountError):
-            # A handler met widgets already torn down, or mounted into them: the user quit
-            # as a screen came (its queued messages are still handled while it is removed).
-            # Not a crash: nothing is written or lost by a widget not found.
+        if self._met_removed_widgets(error):
             return
         # Replaces App._handle_exception / App._fatal_error (textual 8.2): same bookkeeping,
         # but the report has no locals and is redacted before it reaches the screen or a file.
@@ -334,6 +329,31 @@ class ByokApp(App[None]):
         # wrap and crop it (breaking the saved report's path) and interpret markup in it.
         self.crash_report = report_crash(error, self._crash_dir)
         stop_after_crash(self, error)  # byok_tui/compat.py, point 4
+
+    def _met_removed_widgets(self, error: Exception) -> bool:
+        """A handler or worker found its widgets already removed, or mounted into them: the
+        user quit as a screen came (its queued messages are still handled while it goes),
+        or a worker of a screen just closed answered (Textual removes a screen's widgets
+        before it stops its workers). Not a crash: nothing is written or lost by a widget
+        not found. A worker of a screen still open that misses a widget is still one."""
+        from textual.css.query import NoMatches
+        from textual.widget import MountError
+        from textual.worker import NoActiveWorker, WorkerFailed, get_current_worker
+
+        cause = error.error if isinstance(error, WorkerFailed) else error
+        if not isinstance(cause, NoMatches | MountError):
+            return False
+        if self.quitting:
+            return True
+        try:
+            node = get_current_worker().node
+        except NoActiveWorker:
+            return False
+        if isinstance(node, Widget) and not isinstance(node, Screen):
+            if not node.is_attached:
+                return True  # the widget itself was removed
+            node = node.screen
+        return isinstance(node, Screen) and node not in self.screen_stack  # not the app's own
 
 
 def build_app(environ: Mapping[str, str] | None = None, backend: Backend | None = None) -> ByokApp:
