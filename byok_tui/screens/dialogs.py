@@ -5,14 +5,30 @@ Their text may hold outside text (a conversation's title), so it is never parsed
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
+AnswerType = TypeVar("AnswerType")
 
-class TextDialog(ModalScreen[str | None]):
+
+class Dialog(ModalScreen[AnswerType]):
+    """Answers once: an Enter or a click queued behind the first answer (pressed twice
+    quickly) would set Textual's answer again (InvalidStateError) and run the action twice."""
+
+    _answered = False
+
+    def answer(self, result: AnswerType) -> None:
+        if not self._answered:
+            self._answered = True
+            self.dismiss(result)
+
+
+class TextDialog(Dialog[str | None]):
     DEFAULT_CSS = """
     TextDialog { align: center middle; }
     TextDialog > Vertical { width: 60; height: auto; padding: 1 2; background: $panel;
@@ -30,13 +46,13 @@ class TextDialog(ModalScreen[str | None]):
             yield Input(self._value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+        self.answer(event.value.strip() or None)
 
     def action_dismiss_none(self) -> None:
-        self.dismiss(None)
+        self.answer(None)
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(Dialog[bool]):
     DEFAULT_CSS = """
     ConfirmDialog { align: center middle; }
     ConfirmDialog > Vertical { width: 60; height: auto; padding: 1 2; background: $panel;
@@ -63,7 +79,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.query_one("#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.answer(event.button.id == "yes")
 
     def action_cancel(self) -> None:
-        self.dismiss(False)
+        self.answer(False)

@@ -4,7 +4,7 @@ another provider is asked about its own key, which is never sent to the new one.
 
 from __future__ import annotations
 
-from textual.widgets import Input, OptionList
+from textual.widgets import Button, Input, OptionList
 
 from byok_tui.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
@@ -112,3 +112,38 @@ async def test_a_bot_moved_to_another_provider_is_asked_about_its_own_key() -> N
     assert bots[kept.id].kept_key_for == "openai"  # kept for when it goes back to OpenAI
     assert not bots[removed.id].has_key and bots[removed.id].kept_key_for is None
     assert store.bot_key(kept.id) is None  # and never given for Anthropic
+
+
+async def test_a_dialog_answered_twice_at_once_acts_once_and_does_not_crash() -> None:
+    """Enter pressed twice quickly in a dialog (or Delete clicked twice) reached it twice
+    before it closed: Textual then set its answer twice (InvalidStateError, a crash report),
+    and the action would have run twice. A dialog answers once."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    for title in ("Kept", "Doomed"):
+        store.create_conversation(bot.id, title)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.click("#new-bot")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
+        field = app.screen.query_one(Input)
+        field.value = "Reviewer"
+        for _ in range(2):  # both queued before the first is handled
+            app.screen.post_message(Input.Submitted(field, "Reviewer"))
+        await wait_for(pilot, lambda: state(app).bot.name == "Reviewer")
+        await settle(pilot)
+        await pilot.press("ctrl+delete")  # the open conversation of the new bot: none
+        await settle(pilot)
+        chat(app).show_chat(bot.id, None)
+        await wait_for(pilot, lambda: state(app).bot.id == bot.id)
+        await settle(pilot)
+        await pilot.press("ctrl+delete")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        yes = app.screen.query_one("#yes", Button)
+        for _ in range(2):
+            app.screen.post_message(Button.Pressed(yes))
+        await settle(pilot)
+        assert app.crash_report is None
+    assert sorted(b.name for b in store.bots()) == ["Default", "Reviewer"]
+    assert [c.title for c in store.conversations(bot.id)] == ["Kept"]
