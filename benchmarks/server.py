@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -104,6 +105,15 @@ class BenchServer:
         return self._keys
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """An app that exits drops its kept-alive connection: that is no error worth a traceback
+    in the benchmark's output."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 def _serve(reports: Connection, port_out: Connection) -> None:
     reply = token_stream(1)
     pause = 0.0  # between two tokens, when paced
@@ -148,7 +158,7 @@ def _serve(reports: Connection, port_out: Connection) -> None:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = _QuietServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     port_out.send(server.server_address[1])
     server.serve_forever(poll_interval=0.02)

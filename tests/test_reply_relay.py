@@ -97,3 +97,56 @@ def test_a_continued_reply_brings_its_text_so_far_and_notices_and_price_pass_on(
     assert posted[2] == HistoryNotice(trimmed.notice)
     assert isinstance(posted[3], ReplyBilled) and posted[3].cost_usd == 0.25
     assert not relay.arrived, "no text arrived: a fallback may still answer"
+
+
+def relay_turns_given(monkeypatch: Any, run: Any) -> int:
+    """How many turns the relay itself handed the event loop (its `asyncio.sleep(0)`s)."""
+    turns = 0
+    real_sleep = asyncio.sleep
+
+    async def counting_sleep(delay: float, *args: Any) -> Any:
+        nonlocal turns
+        if delay == 0:
+            turns += 1
+        return await real_sleep(delay, *args)
+
+    monkeypatch.setattr(asyncio, "sleep", counting_sleep)
+    asyncio.run(run())
+    return turns
+
+
+def test_a_reply_at_a_models_pace_costs_the_loop_no_extra_turns(monkeypatch: Any) -> None:
+    """Between two tokens of a paced reply the relay waits for the network, and the loop has
+    its turns then: yielding again spun the loop ten times every few tokens (a third of the
+    app's CPU on a paced 2,000-token reply)."""
+    relay, _, forwarded = relay_of()
+
+    async def run() -> None:
+        await relay.relay(ReplyStarted(reply_row(), DEFAULT))
+        for _ in range(40):
+            await asyncio.sleep(0.005)  # the next token is on its way
+            await relay.relay(TextDelta("word "))
+
+    assert relay_turns_given(monkeypatch, run) == 0
+    assert len(forwarded) == 40
+
+
+def test_a_burst_of_events_still_gives_the_keyboard_its_turns(monkeypatch: Any) -> None:
+    """Events arriving faster than they are handled: the relay hands the loop turns, so that
+    keys typed meanwhile are answered."""
+    import time
+
+    def slow_forward(_stream: object, _event: StreamEvent) -> None:
+        started = time.perf_counter()
+        while time.perf_counter() - started < 0.0005:  # the work of drawing a token
+            pass
+
+    relay, _, _ = relay_of()
+    relay._forward = slow_forward
+
+    async def run() -> None:
+        await relay.relay(ReplyStarted(reply_row(), DEFAULT))
+        for _ in range(100):  # 50 ms of work, none of it waiting
+            await relay.relay(TextDelta("word "))
+
+    assert relay_turns_given(monkeypatch, run) >= 10

@@ -52,6 +52,10 @@ class ReplyRelay:
         self._first_words = True
         self._slice_started = time.perf_counter()
         self.arrived = False  # any text: a fallback is never asked after that
+        self._loop_turned = True  # since the last event: the loop has run what was waiting
+
+    def _note_loop_turned(self) -> None:
+        self._loop_turned = True
 
     def sent(self) -> None:
         """The request is on the wire: the message, then the reply's row, are shown."""
@@ -60,12 +64,20 @@ class ReplyRelay:
             self._post(self._unopened.pop())
 
     async def relay(self, event: ReplyEvent) -> None:
-        if time.perf_counter() - self._slice_started > YIELD_SECONDS:
+        if self._loop_turned:
+            # The stream waited for the network and the loop had its turns meanwhile (at a
+            # model's pace, between every two tokens): a slice starts afresh. Yielding anyway
+            # spun the loop ten times every few tokens, a third of a paced reply's CPU.
+            self._slice_started = time.perf_counter()
+        elif time.perf_counter() - self._slice_started > YIELD_SECONDS:
             # A fast server delivers thousands of events in a few reads; parsing them all at
             # once would freeze the keyboard, so give the loop a turn.
             for _turn in range(YIELD_TURNS):
                 await asyncio.sleep(0)
             self._slice_started = time.perf_counter()
+        if self._loop_turned:
+            self._loop_turned = False
+            asyncio.get_running_loop().call_soon(self._note_loop_turned)
         if isinstance(event, ReplyStarted):
             reply = event.message
             self._meta = (reply.provider, reply.model, event.key.source_text, reply.fallback)
