@@ -86,6 +86,12 @@ class Branch:
         return self.edit_of if self.edit_of is not None else self.regenerate
 
 
+# A reply whose words came this recently (seconds) is arriving: its words are what moves on
+# screen, and the activity line's dots and the composer's cursor hold still (together ~50
+# frames of their own in a ten-second reply). Once they stop, the dots say it is awaited.
+WORDS_ARRIVING = 1.0
+
+
 class ChatColumn(Vertical):
     @dataclass
     class ConversationStarted(Message):
@@ -122,6 +128,8 @@ class ChatColumn(Vertical):
         self._ready = asyncio.Event()
         self._unsent_kept = False  # a message waiting for its conversation is kept aside
         self._billed: float | None = None  # what the reply in progress cost, once it ended
+        self._words_at = -WORDS_ARRIVING  # when the reply's last words arrived (the clock's)
+        self._blink_held = False  # the composer's blink, stopped while words arrive
         self._branch = Branch()  # what the next send replaces (an edit, a regeneration)
         self._branched = False  # the send in progress made a new branch
         self._outgoing: list[Attachment] = []  # the files the message being sent carries
@@ -449,10 +457,13 @@ class ChatColumn(Vertical):
         if isinstance(event, RateLimitWait):
             self._schedule.pacing(self._clock(), event.seconds)  # the activity line counts down
             return
-        self._schedule.pacing(self._clock(), None)
+        now = self._clock()
+        self._schedule.pacing(now, None)
         if isinstance(event, TextDelta):
+            self._words_at = now
             stream.write_text(event.text)
         elif isinstance(event, ReasoningDelta):
+            self._words_at = now
             stream.write_reasoning(event.text)
         elif isinstance(event, Done):
             self.post_message(ReplyDone(event.at_length_limit))
@@ -552,6 +563,15 @@ class ChatColumn(Vertical):
 
     # The activity line ----------------------------------------------------------------------
 
+    def _hold_blink(self, hold: bool) -> None:
+        """While words arrive the cursor stays lit (each blink was a frame of its own); only
+        a blink stopped here is given back."""
+        composer = self.query_one(Composer)
+        if hold and composer.cursor_blink:
+            composer.cursor_blink, self._blink_held = False, True
+        elif not hold and self._blink_held:
+            composer.cursor_blink, self._blink_held = True, False
+
     def _tick_activity(self) -> None:
         activity = self.query_one(ActivityLine)
         now = self._clock()
@@ -559,9 +579,12 @@ class ChatColumn(Vertical):
             self._start_send(None, fallback=again.fallback)
             return
         countdown = self._schedule.countdown(now)
+        words_arriving = self.busy and now - self._words_at < WORDS_ARRIVING
+        self._hold_blink(words_arriving)
         if countdown is None and self.busy:
             doing = "Reply on its way" if self._ready.is_set() else "Opening the conversation"
-            activity.show_working(doing, 1 + int((now - self._schedule.started) * 2) % 3)
+            steps = int((now - self._schedule.started) * 2) % 3
+            activity.show_working(doing, 3 if words_arriving else 1 + steps)
         elif countdown is None:
             activity.show_idle(self._estimate_line)
         elif countdown.kind == "fallback":

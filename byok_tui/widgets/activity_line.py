@@ -1,6 +1,6 @@
 """The line under the transcript that says what is going on: a reply on its way, a wait a
 rate limit imposes, a retry counting down. Updated twice a second without a layout (its
-size is fixed), so it costs nothing while a reply streams."""
+size is fixed), and drawn only when its words change."""
 
 from __future__ import annotations
 
@@ -42,7 +42,12 @@ class ActivityLine(Static):
         """Nothing going on: the estimate of what the message being typed would cost."""
         self._say(estimate, busy=False)
 
+    _said: tuple[str, bool, bool] | None = None
+
     def _say(self, line: str, *, busy: bool, tall: bool = False) -> None:
+        if (line, busy, tall) == self._said:
+            return  # the same words: no frame to draw
+        self._said = (line, busy, tall)
         # More than one line only for a fallback's countdown (a layout as it starts and
         # ends): its names do not fit one line of a narrow column.
         self.update(Text(line), layout=tall != self.has_class("tall"))
