@@ -5,6 +5,7 @@ still awaited, and the cursor blinks as it did."""
 
 from __future__ import annotations
 
+from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.screens.chat_column import ChatColumn
@@ -27,12 +28,18 @@ def blinking(composer: Composer) -> bool:
     return composer.cursor_blink
 
 
-async def test_dots_and_cursor_hold_still_while_words_arrive_and_move_once_they_stop() -> None:
+def app_replying(*, finish: bool) -> tuple[ByokApp, FakeClock]:
+    """The app with a key, its reply "Words arriving" queued, and a clock moved by hand."""
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "K" * 60)
     fake = FakeProviders()
-    fake.enqueue("Words ", "arriving", pause=0.05, finish=False)
+    fake.enqueue("Words ", "arriving", pause=0.05, finish=finish)
     app = app_answered_by(fake)
     app.clock = clock = FakeClock()
+    return app, clock
+
+
+async def test_dots_and_cursor_hold_still_while_words_arrive_and_move_once_they_stop() -> None:
+    app, clock = app_replying(finish=False)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         column = chat(app).query_one(ChatColumn)
@@ -77,11 +84,7 @@ async def test_dots_and_cursor_hold_still_while_words_arrive_and_move_once_they_
 
 async def test_a_cursor_set_not_to_blink_stays_so_after_a_reply() -> None:
     """Only a blink the reply stopped is given back."""
-    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "K" * 60)
-    fake = FakeProviders()
-    fake.enqueue("Words ", "arriving", pause=0.05)
-    app = app_answered_by(fake)
-    app.clock = clock = FakeClock()
+    app, clock = app_replying(finish=True)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         column = chat(app).query_one(ChatColumn)
