@@ -7,6 +7,7 @@ does) and never knows about Textual.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -27,6 +28,16 @@ MAX_EVENT_BYTES = 4 * 1024 * 1024  # one SSE event or NDJSON line
 MAX_STREAM_BYTES = 32 * 1024 * 1024  # one whole stream, keep-alive comments included
 MAX_STREAM_SECONDS = 30 * 60.0
 MAX_REPLY_CHARS = 2_000_000  # text and reasoning of one reply
+
+# At a model's pace each token arrives on its own, and each wait for one through the HTTP
+# stack costs ~0.2 ms of CPU (async httpx; its blocking client a third of that). When the
+# reader had to wait for its last piece (it is reading as fast as text comes), it waits this
+# long before asking for more and takes what came meanwhile, four tokens or so at once. Text
+# is drawn ten times a second, so none appears later for it; text already waiting (a burst)
+# is read on without a pause.
+GATHER_SECONDS = 0.02
+WAITED_SECONDS = 0.001  # a piece that took longer than this to come was not waiting
+LIVE_SECONDS = 0.1  # two waits this close: the stream comes at a model's pace
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +182,29 @@ class StreamBudget:
             )
 
 
+class Gatherer:
+    """Times the reader's waits for its pieces, and lets the next tokens gather after a wait
+    (GATHER_SECONDS) once the stream is coming at a model's pace: a wait soon after another.
+    A single wait (the reply's first words, a burst catching up once) is followed at once."""
+
+    def __init__(self) -> None:
+        self._asked = time.monotonic()
+        self._last_wait = -LIVE_SECONDS
+
+    def came(self) -> bool:
+        """A piece came: whether the reader had to wait for it."""
+        return time.monotonic() - self._asked > WAITED_SECONDS
+
+    async def ask_again(self, waited: bool) -> None:
+        now = time.monotonic()
+        if waited:
+            live = now - self._last_wait < LIVE_SECONDS
+            self._last_wait = now
+            if live:
+                await asyncio.sleep(GATHER_SECONDS)
+        self._asked = time.monotonic()
+
+
 async def sse_events(
     provider: Provider, response: httpx.Response
 ) -> AsyncIterator[tuple[str, str]]:
@@ -186,7 +220,9 @@ async def sse_events(
     lines, events = sse_decoders()
     budget = StreamBudget(provider)
     pending = 0  # characters of the event being assembled
+    gatherer = Gatherer()
     async for text in response.aiter_text():
+        waited = gatherer.came()
         budget.add(len(text))
         for line in lines.decode(text):
             pending += len(line)
@@ -197,6 +233,7 @@ async def sse_events(
         partial_line = sum(map(len, lines.buffer)) if lines.buffer else 0
         if pending + partial_line > MAX_EVENT_BYTES:
             raise too_large(provider, "one event of the stream is too large to be a reply")
+        await gatherer.ask_again(waited)
     for line in lines.flush():
         event = events.decode(line)
         if event is not None:
@@ -207,7 +244,9 @@ async def ndjson_lines(provider: Provider, response: httpx.Response) -> AsyncIte
     """Each newline-terminated line (only `\\n` ends a line); bounded in length."""
     budget = StreamBudget(provider)
     buffer = b""
+    gatherer = Gatherer()
     async for chunk in response.aiter_bytes():
+        waited = gatherer.came()
         budget.add(len(chunk))
         buffer += chunk
         while b"\n" in buffer:
@@ -216,6 +255,7 @@ async def ndjson_lines(provider: Provider, response: httpx.Response) -> AsyncIte
                 yield _decode_line(provider, line)
         if len(buffer) > MAX_EVENT_BYTES:
             raise too_large(provider, "one line of the stream is too long to be a reply")
+        await gatherer.ask_again(waited)
     if buffer.strip():
         yield _decode_line(provider, buffer)
 
