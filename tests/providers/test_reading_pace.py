@@ -7,13 +7,15 @@ waiting (a burst) is read at once. The text is the same either way."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
 from byok_tui.keys import KeyStore
+from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.wire import GATHER_SECONDS
-from tests.support.provider_client import client_for, collect, text_of
+from tests.support.provider_client import chat, client_for, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply, openai_reply, sse
 
 
@@ -73,3 +75,23 @@ async def test_text_already_waiting_is_read_without_a_pause(
     assert text_of(events) == "".join(pieces)
     assert max(reads) > 10_000
     assert len(pauses) <= 2, "the reader paused between large reads"
+
+
+async def test_a_local_runtimes_lines_at_its_pace_are_read_a_few_at_a_time(
+    server: ProviderServer, store: KeyStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for NDJSON (Ollama): a line per token."""
+    pieces = [f"w{n} " for n in range(100)]
+    steps: list[bytes | float] = []
+    for piece in pieces:
+        message = {"role": "assistant", "content": piece}
+        steps += [(json.dumps({"message": message, "done": False}) + "\n").encode(), 0.005]
+    last = {"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"}
+    steps.append((json.dumps(last) + "\n").encode())
+    server.reply_with(Reply(headers={"content-type": "application/x-ndjson"}, steps=steps))
+    reads, pauses = count_reads(monkeypatch), count_pauses(monkeypatch)
+    client = ProviderClient(store, environ={"OLLAMA_HOST": server.base_url.removeprefix("http://")})
+    events = await collect(client, "ollama", chat("llama3.2"))
+    assert text_of(events) == "".join(pieces)
+    assert len(pauses) >= 5
+    assert len(reads) <= 85, f"{len(reads)} reads for 100 lines: one a line"
