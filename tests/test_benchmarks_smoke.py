@@ -36,6 +36,8 @@ def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
         assert row["figure"]
         assert row["target"]
     assert "ratio" in result.stdout
+    memory = next(r for r in report["results"] if r["number"] == 6)
+    assert "the libraries it has loaded by then" in memory["figure"]  # the floor, measured
 
 
 def test_the_benchmarks_database_shows_every_message_it_wrote(tmp_path: Path) -> None:
