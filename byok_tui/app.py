@@ -30,6 +30,7 @@ from byok_tui.compat import (
     page_keys_need_lines,
     screens_take_the_terminal_size_only,
     stop_after_crash,
+    timers_tick_at_the_next_interval,
 )
 from byok_tui.crash import report_crash
 from byok_tui.errors import ByokError
@@ -126,8 +127,9 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7 and 8
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7 to 9
         page_keys_need_lines()
+        timers_tick_at_the_next_interval()
         self._services = services
         if services is not None:
             environ = services.environ

@@ -22,6 +22,7 @@ from byok_tui.compat import (
     scroll_in_layout,
     sse_decoders,
     stop_after_crash,
+    timers_tick_at_the_next_interval,
     virtual_size_set_by_layout,
 )
 from byok_tui.widgets.footer import Footer
@@ -149,3 +150,22 @@ def test_8_the_page_keys_of_an_option_list_still_move_through_move_page() -> Non
     assert list(inspect.signature(original).parameters) == ["self", "direction"]
     assert "_index_to_line[" in inspect.getsource(original)
     assert "_move_page(1)" in inspect.getsource(OptionList.action_page_down)
+
+
+def test_9_a_timer_still_runs_its_ticks_in_run() -> None:
+    """Textual's Timer still runs in `_run(self)`, ticking through `_tick(next_timer=,
+    count=)`, paused by `_active`, with `_skip` and `_reset`; ours replaces it once."""
+    from textual.timer import Timer
+
+    timers_tick_at_the_next_interval()
+    replaced = Timer._run
+    timers_tick_at_the_next_interval()
+    assert Timer._run is replaced
+    original = replaced.replaced  # type: ignore[attr-defined]
+    assert list(inspect.signature(original).parameters) == ["self"]
+    source = inspect.getsource(original)
+    for used in ("self._tick(next_timer=next_timer, count=count)", "self._active.wait()"):
+        assert used in source
+    for attribute in ("_repeat", "_interval", "_skip", "_reset"):
+        assert f"self.{attribute}" in source
+    assert list(inspect.signature(Timer._tick).parameters) == ["self", "next_timer", "count"]
