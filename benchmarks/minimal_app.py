@@ -1,8 +1,9 @@
 """Baseline for start-up and memory: the smallest Textual app that draws one line.
 
 With `--libraries FILE`, benchmark 6's floor: first it imports every module named in FILE
-(one a line; byok-tui's own are skipped) and makes an HTTP client as byok-tui makes its own,
-so that its memory is what those libraries cost with none of byok-tui's code or widgets."""
+(one a line; byok-tui's own are skipped) and makes an HTTP client that verifies TLS, as
+byok-tui's own does (its certificate store is most of what a client holds), so that its
+memory is what those libraries cost with none of byok-tui's code or widgets."""
 
 from __future__ import annotations
 
