@@ -4,18 +4,20 @@ interval for its echo, however long the screen was idle before."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from textual.app import App
 
 from byok_tui.compat import timers_tick_at_the_next_interval
 
-pytestmark = pytest.mark.serial  # real time: alone, not beside other tests
-
 INTERVAL = 0.2  # seconds: long enough that the host's noise cannot blur one interval from two
 
 
+@pytest.mark.serial  # real time: alone, not beside other tests
 async def test_a_timer_resumed_just_after_a_late_tick_ticks_within_one_interval() -> None:
     """As Textual's screen update timer is used: it pauses itself at each tick and is resumed
     when something needs drawing. Resumed after an idle spell, it ticks at once (a late tick);
@@ -48,3 +50,23 @@ async def test_a_timer_resumed_just_after_a_late_tick_ticks_within_one_interval(
     assert ticks[1] - ticks[0] == pytest.approx(INTERVAL * 2.5, abs=INTERVAL / 4)
     waited = ticks[2] - resumed
     assert waited < INTERVAL, f"the next tick came {waited * 1000:.0f} ms after it was asked for"
+
+
+def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) -> None:
+    """In a process of its own (the fixes are once a process: another test may have made
+    them here): making the app makes every timer tick at the next interval, and the other
+    fixes of byok_tui/compat.py that patch Textual's classes."""
+    probe = (
+        "from textual.screen import Screen\n"
+        "from textual.timer import Timer\n"
+        "from textual.widgets import OptionList\n"
+        "from byok_tui.app import ByokApp\n"
+        f"ByokApp(None, environ={{'BYOK_TUI_HOME': {str(tmp_path)!r}}})\n"
+        "assert getattr(Timer._run, 'next_interval', False), 'timers'\n"
+        "assert getattr(Screen._on_resize, 'terminal_size_only', False), 'resizes'\n"
+        "assert getattr(OptionList._move_page, 'needs_lines', False), 'page keys'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
