@@ -9,8 +9,10 @@ non-zero return code.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -156,6 +158,12 @@ class ByokApp(App[None]):
     def get_default_screen(self) -> Screen[None]:
         return StartScreen(self._keys_read[0] if self._keys_read else None)
 
+    def on_mount(self) -> None:
+        # A closed terminal or a dropped SSH session hangs the app up (SIGHUP), which would
+        # kill it mid-write: it ends as ctrl+q ends it instead, storing what a reply brought.
+        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit)
+
     def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
         self._open_chat()
 
@@ -208,6 +216,8 @@ class ByokApp(App[None]):
         self.notify(message.said, severity="error", timeout=15)
 
     async def on_unmount(self) -> None:
+        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
         if self._data is not None:
             self._data.close()  # every key typed is saved before we go
         if self._opened is not None:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
+import pty
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -240,3 +245,43 @@ def test_a_process_killed_mid_reply_leaves_the_message_and_the_partial_reply(
     if sig is signal.SIGTERM:
         assert proc.returncode == 143
         assert reply.error_kind == "truncated"
+
+
+def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does() -> None:
+    """Closing the terminal (or a dropped SSH session) hangs it up: the app then ends as ctrl+q
+    ends it, with what arrived stored, rather than being killed by SIGHUP."""
+    db = app_paths().data_dir / "byok-tui.sqlite3"
+    with provider_server() as server:
+        server.reply_with(Reply(steps=SLOW_STREAM))
+        env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "byok_tui"],
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            env=env,
+            start_new_session=True,
+        )
+        os.close(follower)
+        try:
+            drawn = b""
+            deadline = time.monotonic() + 30
+            while b"New chat" not in drawn:  # the chat screen is up
+                assert time.monotonic() < deadline, "the chat screen was never drawn"
+                if select.select([leader], [], [], 0.1)[0]:
+                    drawn = (drawn + os.read(leader, 65536))[-4096:]
+            os.write(leader, b"Tell me a long story\r")
+            wait_for_reply_text(db, "Second part.", time.monotonic() + 30)
+        finally:
+            os.close(leader)  # the terminal goes away, and hangs its process up
+            proc.send_signal(signal.SIGHUP)
+            proc.wait(timeout=30)
+    assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
+    store = Store(db)
+    bot = store.bots()[0]
+    user, reply = store.messages(store.conversations(bot.id)[0].id)
+    assert user.content == "Tell me a long story"
+    assert reply.content == "First part. Second part. "
+    assert reply.status == "partial"
