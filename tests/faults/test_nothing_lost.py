@@ -23,6 +23,7 @@ from byok_tui.paths import app_paths
 from byok_tui.providers.client import ProviderClient, Timeouts
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import TextDelta
+from byok_tui.records import Message
 from byok_tui.reply_recorder import ReplyRecorder
 from byok_tui.storage.store import Store
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
@@ -208,6 +209,17 @@ def start_ask(server: ProviderServer) -> subprocess.Popen[str]:
     )
 
 
+def the_story_kept_partial(db: Path) -> Message:
+    """The message asked and the reply as far as it came (SLOW_STREAM's first two parts)."""
+    store = Store(db)
+    bot = store.bots()[0]
+    user, reply = store.messages(store.conversations(bot.id)[0].id)
+    assert user.content == "Tell me a long story"
+    assert reply.content == "First part. Second part. "
+    assert reply.status == "partial"
+    return reply
+
+
 def wait_for_reply_text(path: Path, text: str, deadline: float) -> None:
     while time.monotonic() < deadline:
         if path.exists():
@@ -236,12 +248,7 @@ def test_a_process_killed_mid_reply_leaves_the_message_and_the_partial_reply(
         finally:
             proc.send_signal(sig)
             proc.wait(timeout=30)
-    store = Store(db)
-    bot = store.bots()[0]
-    user, reply = store.messages(store.conversations(bot.id)[0].id)
-    assert user.content == "Tell me a long story"
-    assert reply.content == "First part. Second part. "
-    assert reply.status == "partial"
+    reply = the_story_kept_partial(db)
     if sig is signal.SIGTERM:
         assert proc.returncode == 143
         assert reply.error_kind == "truncated"
@@ -279,9 +286,4 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does() -> None:
             proc.send_signal(signal.SIGHUP)
             proc.wait(timeout=30)
     assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
-    store = Store(db)
-    bot = store.bots()[0]
-    user, reply = store.messages(store.conversations(bot.id)[0].id)
-    assert user.content == "Tell me a long story"
-    assert reply.content == "First part. Second part. "
-    assert reply.status == "partial"
+    the_story_kept_partial(db)
