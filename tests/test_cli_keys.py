@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
-import subprocess
-import sys
-import time
 
 from byok_tui.paths import app_paths
 from byok_tui.registry import provider_ids
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS
+from tests.support.terminal import InTerminal
 
 OPENAI = FAKE_KEYS["openai"]
 
@@ -112,36 +107,15 @@ def test_a_corrupt_key_file_makes_list_fail_clearly_but_still_list_providers() -
 
 
 def test_set_on_a_terminal_asks_with_hidden_input() -> None:
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "byok_tui", "keys", "set", "openai"],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        start_new_session=True,
-        close_fds=True,
-    )
-    os.close(follower)
-    seen = b""
-
-    def read_until(marker: bytes, deadline: float) -> None:
-        nonlocal seen
-        while marker not in seen and time.monotonic() < deadline:
-            ready, _, _ = select.select([leader], [], [], 0.2)
-            if ready:
-                try:
-                    seen += os.read(leader, 4096)
-                except OSError:
-                    return
-
-    read_until(b"input hidden", time.monotonic() + 30)
-    assert b"API key for OpenAI (input hidden)" in seen
-    os.write(leader, OPENAI.encode() + b"\n")
-    read_until(b"Saved", time.monotonic() + 30)
-    proc.wait(timeout=30)
-    os.close(leader)
-    assert proc.returncode == 0
-    assert OPENAI.encode() not in seen  # the terminal never echoed it
+    terminal = InTerminal("keys", "set", "openai")
+    terminal.read_until(b"input hidden")
+    assert b"API key for OpenAI (input hidden)" in terminal.seen
+    terminal.type(OPENAI.encode() + b"\n")
+    terminal.read_until(b"Saved")
+    terminal.proc.wait(timeout=30)
+    terminal.close()
+    assert terminal.proc.returncode == 0
+    assert OPENAI.encode() not in terminal.seen  # the terminal never echoed it
     assert json.loads(app_paths().keys_file.read_text()) == {"app-apikey-openai": OPENAI}
 
 

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
-import pty
-import select
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
@@ -27,6 +22,7 @@ from byok_tui.records import Message
 from byok_tui.reply_recorder import ReplyRecorder
 from byok_tui.storage.store import Store
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
+from tests.support.terminal import InTerminal
 
 KEY = "sk-proj-" + "N" * 60
 
@@ -261,28 +257,14 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does() -> None:
     with provider_server() as server:
         server.reply_with(Reply(steps=SLOW_STREAM))
         env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
-        leader, follower = pty.openpty()
-        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "byok_tui"],
-            stdin=follower,
-            stdout=follower,
-            stderr=follower,
-            env=env,
-            start_new_session=True,
-        )
-        os.close(follower)
+        terminal = InTerminal(env=env)
+        proc = terminal.proc
         try:
-            drawn = b""
-            deadline = time.monotonic() + 30
-            while b"New chat" not in drawn:  # the chat screen is up
-                assert time.monotonic() < deadline, "the chat screen was never drawn"
-                if select.select([leader], [], [], 0.1)[0]:
-                    drawn = (drawn + os.read(leader, 65536))[-4096:]
-            os.write(leader, b"Tell me a long story\r")
+            assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
+            terminal.type(b"Tell me a long story\r")
             wait_for_reply_text(db, "Second part.", time.monotonic() + 30)
         finally:
-            os.close(leader)  # the terminal goes away, and hangs its process up
+            terminal.close()  # the terminal goes away, and hangs its process up
             proc.send_signal(signal.SIGHUP)
             proc.wait(timeout=30)
     assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"

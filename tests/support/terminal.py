@@ -1,0 +1,56 @@
+"""byok-tui in a pseudo-terminal of its own, as a user's terminal runs it: what it draws is
+read, keys are typed into it, and the terminal can be closed under it."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Mapping
+
+
+class InTerminal:
+    """`python -m byok_tui ARGS` with a terminal of `size` (columns, rows) as its standard
+    input, output and error, in a session of its own."""
+
+    def __init__(
+        self, *args: str, env: Mapping[str, str] | None = None, size: tuple[int, int] = (120, 40)
+    ) -> None:
+        self.leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "byok_tui", *args],
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(follower)
+        self.seen = b""  # everything drawn so far
+
+    def read_until(self, marker: bytes, timeout: float = 30) -> bool:
+        """Read what it draws until `marker` is among it (True), the time is up or the
+        terminal is gone (False)."""
+        deadline = time.monotonic() + timeout
+        while marker not in self.seen and time.monotonic() < deadline:
+            if select.select([self.leader], [], [], 0.1)[0]:
+                try:
+                    self.seen += os.read(self.leader, 65536)
+                except OSError:
+                    return False
+        return marker in self.seen
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.leader, keys)
+
+    def close(self) -> None:
+        """The terminal goes away (its window closed, its SSH session dropped)."""
+        os.close(self.leader)
