@@ -50,6 +50,14 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    one (at 120 frames a second, 14-31 ms echoes while a reply streamed, against 3.4 ms).
    Not reported upstream yet; once Textual waits for the next interval itself, remove this
    and keep the test in tests/app/test_frame_timing.py, which must pass unchanged.
+10. `input_ends_with_the_terminal`: replaces `LinuxDriver.run_input_thread`. At the end of its
+   input (a read of nothing, or a read error) Textual's input thread leaves its inner loop
+   and selects again at once, for ever: a terminal that went away with no hang-up signal
+   (one the app does not control, as a harness or `setsid` gives it) left the app spinning a
+   core at ~100%, never ending. Ours asks the app to exit, as a hang-up does, and waits for
+   it. Not reported upstream yet; once Textual ends its input thread at the end of input,
+   remove this and keep the test in tests/faults/test_nothing_lost.py, which must pass
+   unchanged.
 """
 
 from __future__ import annotations
@@ -196,3 +204,60 @@ def timers_tick_at_the_next_interval() -> None:
     _run.next_interval = True  # type: ignore[attr-defined]
     _run.replaced = Timer._run  # type: ignore[attr-defined]  # for the canary
     Timer._run = _run  # type: ignore[method-assign]
+
+
+def input_ends_with_the_terminal() -> None:
+    """The terminal's input thread asks the app to exit at the end of its input (point 10)."""
+    import os
+    import selectors
+    from codecs import getincrementaldecoder
+
+    from textual._xterm_parser import XTermParser
+
+    try:
+        from textual.drivers.linux_driver import LinuxDriver
+    except ImportError:  # no termios: Textual runs its Windows driver
+        return
+
+    if getattr(LinuxDriver.run_input_thread, "ends_with_input", False):
+        return
+
+    def run_input_thread(self: LinuxDriver) -> None:
+        selector = selectors.SelectSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+
+        def read_and_dispatch(ready: bool, final: bool = False) -> bool:
+            """False once the input has ended."""
+            if ready:
+                try:
+                    text = decode(os.read(self.fileno, 4096), final=final)
+                except OSError:  # the terminal is gone (EIO)
+                    return False
+                if not text:
+                    return False
+                for event in parser.feed(text):
+                    self.process_message(event)
+            for event in parser.tick():
+                self.process_message(event)
+            return True
+
+        try:
+            while not self.exit_event.is_set():
+                if not read_and_dispatch(bool(selector.select(0.1))):
+                    # Nothing more will come: end as a hang-up does, then wait to be stopped.
+                    self._loop.call_soon_threadsafe(self._app.exit)
+                    self.exit_event.wait()
+                    return
+            selector.unregister(self.fileno)
+            read_and_dispatch(bool(selector.select(0.1)), final=True)
+        finally:
+            selector.close()
+            with contextlib.suppress(Exception):  # Textual's own: EOFError, ParseError
+                for _event in parser.feed(""):
+                    pass
+
+    run_input_thread.ends_with_input = True  # type: ignore[attr-defined]
+    run_input_thread.replaced = LinuxDriver.run_input_thread  # type: ignore[attr-defined]
+    LinuxDriver.run_input_thread = run_input_thread  # type: ignore[method-assign]

@@ -17,6 +17,7 @@ from textual.widgets import Footer as TextualFooter
 from textual.widgets import Static
 
 from byok_tui.compat import (
+    input_ends_with_the_terminal,
     page_keys_need_lines,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
@@ -169,3 +170,33 @@ def test_9_a_timer_still_runs_its_ticks_in_run() -> None:
     for attribute in ("_repeat", "_interval", "_skip", "_reset"):
         assert f"self.{attribute}" in source
     assert list(inspect.signature(Timer._tick).parameters) == ["self", "next_timer", "count"]
+
+
+def test_10_the_terminal_is_read_in_run_input_thread() -> None:
+    """Textual's Linux driver still reads the terminal in `run_input_thread(self)`: `fileno`
+    selected with a timeout until `exit_event` is set, fed to an `XTermParser(self._debug)`
+    whose events go to `process_message`, and an empty read still only breaks the inner
+    loop; ours replaces it once and can ask the app to exit from its thread (`_loop`)."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    input_ends_with_the_terminal()
+    replaced = LinuxDriver.run_input_thread
+    input_ends_with_the_terminal()
+    assert LinuxDriver.run_input_thread is replaced
+    original = replaced.replaced  # type: ignore[attr-defined]
+    assert list(inspect.signature(original).parameters) == ["self"]
+    source = inspect.getsource(original)
+    for used in (
+        "XTermParser(self._debug)",
+        "self.exit_event.is_set()",
+        "read(fileno, 1024 * 4)",
+        "self.process_message(event)",
+        "if not unicode_data:\n                        # This can occur if the stdin is piped\n"
+        "                        break",
+    ):
+        assert used in source, used
+    from textual.driver import Driver
+
+    assert "self._loop = asyncio.get_running_loop()" in inspect.getsource(Driver.__init__)
+    stopping = inspect.getsource(LinuxDriver.disable_input)
+    assert stopping.index("self.exit_event.set()") < stopping.index("self._key_thread.join()")

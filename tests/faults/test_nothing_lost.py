@@ -250,9 +250,14 @@ def test_a_process_killed_mid_reply_leaves_the_message_and_the_partial_reply(
         assert reply.error_kind == "truncated"
 
 
-def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does() -> None:
+@pytest.mark.parametrize(
+    "hang_up", [True, False], ids=["with-a-hang-up-signal", "with-only-the-end-of-its-input"]
+)
+def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) -> None:
     """Closing the terminal (or a dropped SSH session) hangs it up: the app then ends as ctrl+q
-    ends it, with what arrived stored, rather than being killed by SIGHUP."""
+    ends it, with what arrived stored, rather than being killed by SIGHUP. A terminal that
+    goes with no signal (the app's input was a terminal it does not control) ends its input
+    instead, and the app ends the same way rather than spinning a core for ever."""
     db = app_paths().data_dir / "byok-tui.sqlite3"
     with provider_server() as server:
         server.reply_with(Reply(steps=SLOW_STREAM))
@@ -264,8 +269,14 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does() -> None:
             terminal.type(b"Tell me a long story\r")
             wait_for_reply_text(db, "Second part.", time.monotonic() + 30)
         finally:
-            terminal.close()  # the terminal goes away, and hangs its process up
-            proc.send_signal(signal.SIGHUP)
-            proc.wait(timeout=30)
+            terminal.close()  # the terminal goes away
+            if hang_up:
+                proc.send_signal(signal.SIGHUP)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                pytest.fail("the app went on running with its terminal gone")
     assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
     the_story_kept_partial(db)
