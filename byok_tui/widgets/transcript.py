@@ -201,8 +201,20 @@ class Transcript(VerticalScroll):
         found.add_class("found")
         self._following = False  # the reader is looking back: new text must not pull away
         found.focus(scroll_visible=False)
-        self.call_after_refresh(self.scroll_to_widget, found, animate=False, top=True)
+        self.call_after_refresh(self._scroll_to_found, found)
         return "shown"
+
+    def _scroll_to_found(self, found: Widget, frames_left: int = 10) -> None:
+        """Scroll `found` to the top of the view once it is laid out. Scrolled to before (a
+        page just mounted, late under load) it would be at 0, and the view at the very top
+        reads the page before it, which nobody asked for."""
+        if found.parent is not self:
+            return  # gone meanwhile (another page, another conversation)
+        if not found.virtual_region.height:
+            if frames_left:  # never laid out (hidden): left where it is
+                self.call_after_refresh(self._scroll_to_found, found, frames_left - 1)
+            return
+        self.scroll_to_widget(found, animate=False, top=True)
 
     def _widgets_for(self, messages: list[StoredMessage]) -> list[Widget]:
         widgets: list[Widget] = []

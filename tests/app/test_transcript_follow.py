@@ -1,5 +1,6 @@
 """The transcript follows a streaming reply while the reader is at the bottom, in the very frame
-the text arrives, and never moves a reader who scrolled up to read something else."""
+the text arrives, and never moves a reader who scrolled up to read something else; it reads
+earlier messages when the reader reaches the top, and only then."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import Callable
 
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.widget import AwaitMount, Widget
 
+from byok_tui.records import Message, TranscriptPage
 from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
-from byok_tui.widgets.message_views import ReplyView
+from byok_tui.widgets.message_views import ReplyView, UserMessage
 from byok_tui.widgets.transcript import Transcript
 from tests.support.pilot import wait_for, wheel
 
@@ -169,3 +172,63 @@ async def test_one_notch_of_the_wheel_up_leaves_the_end_at_a_human_pace() -> Non
             assert positions[0] < transcript.max_scroll_y, "the first notch snapped back"
             assert positions == sorted(positions, reverse=True), f"moved back down: {positions}"
             assert positions[-1] <= transcript.max_scroll_y - 10, f"streaming={streaming}"
+
+
+def a_page(first: int, count: int, *, earlier: bool, later: bool = False) -> TranscriptPage:
+    messages = [
+        Message(
+            id=number,
+            uuid=f"u{number}",
+            conversation_id=1,
+            role="user",
+            content=f"message {number}",
+            reasoning="",
+            provider=None,
+            model=None,
+            key_source=None,
+            status="complete",
+            error_kind=None,
+            error_message=None,
+            input_tokens=None,
+            output_tokens=None,
+            created=0.0,
+        )
+        for number in range(first, first + count)
+    ]
+    return TranscriptPage(messages, {}, {}, earlier=earlier, later=later)
+
+
+class TranscriptAskingEarlier(OneTranscript):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[Transcript.EarlierWanted] = []  # what the transcript asked to read
+
+    def on_transcript_earlier_wanted(self, message: Transcript.EarlierWanted) -> None:
+        self.asked.append(message)
+
+
+async def test_a_page_found_far_back_reads_no_earlier_page_on_its_own() -> None:
+    """Earlier messages are read when the reader reaches the top, not when a page found far
+    back replaces the one shown and its first message is revealed, even when its messages
+    are laid out a frame late (as under load: the view must not pass through the top)."""
+    app = TranscriptAskingEarlier()
+    async with app.run_test(size=(60, 16)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.show_page(a_page(900, 60, earlier=True))
+        await wait_for(pilot, lambda: transcript.scroll_y > 0 and transcript.at_end)
+        mount_all = transcript.mount_all
+
+        def a_frame_later(*widgets: Widget, **where: object) -> AwaitMount:
+            transcript.call_after_refresh(mount_all, *widgets, **where)
+            return AwaitMount(transcript, [])
+
+        transcript.mount_all = a_frame_later  # type: ignore[method-assign,assignment]
+        # What the screen does with the page read for a search hit far back (message 4).
+        await transcript.show_earlier(a_page(4, 60, earlier=True, later=True), before=900)
+        assert transcript.reveal(4) == "shown"
+        await wait_for(pilot, lambda: len(transcript.query(UserMessage)) == 60)
+        for _ in range(5):
+            await pilot.pause(0.02)
+        assert app.asked == [], "an earlier page was read without the reader asking"
+        transcript.scroll_home(animate=False)
+        await wait_for(pilot, lambda: len(app.asked) == 1)  # the reader reached the top

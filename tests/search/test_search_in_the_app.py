@@ -31,6 +31,7 @@ from tests.support.pilot import (
     send,
     settle,
     wait_for,
+    workers_done,
 )
 from tests.support.stored import add_cut_reply
 
@@ -143,6 +144,9 @@ async def open_the_far_needle(pilot: Pilot[None]) -> Transcript:
     """Search for the needle, open it: the page from it on, a way back to the newest."""
     await jump_to_the_needle(pilot)
     transcript = pilot.app.screen.query_one(Transcript)
+    for _ in range(3):  # an earlier page nobody asked for would have come by now
+        await workers_done(pilot.app)
+        await pilot.pause(0.05)
     shown = [m.message_text for m in transcript.query(UserMessage)]
     assert shown == ["the needle is here", *(f"message {n}" for n in range(4, PAGE + 3))]
     assert not showing_the_newest(transcript)
