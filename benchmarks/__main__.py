@@ -649,15 +649,15 @@ def bench_search(work: Path, quick: bool) -> Result:
 async def bench_typing(work: Path, quick: bool) -> Result:
     """Keys typed into the composer of a 2,000-message conversation, with the cost estimate
     worked out at each pause, against the same typing with the estimate off."""
-    from byok_tui.screens.estimating_composer import EstimatingComposer
+    from byok_tui.screens.chat_composer import ChatComposer
 
     env = make_home(work / "typing", 1, 2_000)
     keys = 20 if quick else 120
 
     async def typing(estimating: bool) -> list[float]:
-        original = EstimatingComposer._estimate
+        original = ChatComposer._estimate
         if not estimating:
-            EstimatingComposer._estimate = lambda self: None  # type: ignore[method-assign]
+            ChatComposer._estimate = lambda self: None  # type: ignore[method-assign]
         times: list[float] = []
         try:
             with environment(env):
@@ -672,7 +672,7 @@ async def bench_typing(work: Path, quick: bool) -> Result:
                         if number % 10 == 9:  # a pause: the estimate is worked out now
                             await pilot.pause(0.4)
         finally:
-            EstimatingComposer._estimate = original  # type: ignore[method-assign]
+            ChatComposer._estimate = original  # type: ignore[method-assign]
         return times
 
     off = statistics.median(await typing(False))

@@ -186,6 +186,11 @@ class AppData:
         what = "keep the message aside" if text else "clear the message kept aside"
         self._submit("unsent", what, lambda: db.set_unsent_message(text))
 
+    def keep_draft(self, text: str) -> None:
+        """Keep what the composer holds, unsent, for the next start ("" once sent)."""
+        db = self._context.db
+        self._submit("draft", "keep the message being written", lambda: db.set_draft(text))
+
     def remember_opened(self, bot_id: int, conversation_id: int | None) -> None:
         """The bot and conversation on screen: the next start opens them again."""
         db = self._context.db

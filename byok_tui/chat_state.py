@@ -112,6 +112,7 @@ class ChatState:
     bot_key: str
     key_in_use: KeyInUse
     unsent: str  # a message sent while a conversation was opening, left by a process killed
+    draft: str  # what the composer held when byok-tui last ended (a kill: a second before)
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
     spend: Spend
     limits: dict[str, str]  # provider id → what its rate limits say, when it matters
@@ -258,6 +259,7 @@ def read_state(
         bot_key=store.bot_key(bot.id) or "",
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
+        draft=store.draft(),
         moved_to=moved_to,
         lost_provider=lost,
         spend=read_spend(context, bot.config.provider, bot.config.model),

@@ -49,6 +49,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.records import Bot, BotConfig, Conversation, TranscriptPage
 from byok_tui.redaction import secrets_in
+from byok_tui.screens.chat_composer import ChatComposer
 from byok_tui.screens.chat_messages import (
     HistoryNotice,
     KeyNotice,
@@ -60,7 +61,6 @@ from byok_tui.screens.chat_messages import (
 )
 from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
-from byok_tui.screens.estimating_composer import EstimatingComposer
 from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.screens.reply_relay import ReplyRelay
 from byok_tui.send_schedule import SendSchedule
@@ -142,7 +142,7 @@ class ChatColumn(Vertical):
         yield ConversationTranscript(self.data, lambda: self._conversation, id="transcript")
         yield ActivityLine(id="activity")
         yield ReadingChips(self.data)
-        yield EstimatingComposer(self.data, self._sending_to)
+        yield ChatComposer(self.data, self._sending_to)
 
     def on_mount(self) -> None:
         self.set_interval(0.5, self._tick_activity)
@@ -197,6 +197,10 @@ class ChatColumn(Vertical):
     def reveal(self, message_id: int) -> None:
         """Show a stored message of the open conversation, marked (read first if need be)."""
         self.query_one(ConversationTranscript).show(message_id)
+
+    def give_back_draft(self, draft: str) -> None:
+        """The draft the last run left goes back to the composer (once a run)."""
+        self.query_one(ChatComposer).give_back_draft(draft)
 
     def give_back_unsent(self, text: str) -> bool:
         """A message a killed process left unsent goes back to the composer, once (True)."""
@@ -556,7 +560,7 @@ class ChatColumn(Vertical):
 
     # The estimate of what the draft would cost ------------------------------------------------
 
-    def on_estimating_composer_estimated(self, message: EstimatingComposer.Estimated) -> None:
+    def on_chat_composer_estimated(self, message: ChatComposer.Estimated) -> None:
         message.stop()
         self._estimate_line = message.line
         self._tick_activity()

@@ -39,6 +39,8 @@ DEFAULT_BOT_NAME = "Default"
 UNSENT_MESSAGE_SETTING = "unsent-message"
 # The bot and conversation last opened, which the next start opens again.
 LAST_OPENED_SETTING = "last-opened"
+# What the composer held, not sent: the next start gives it back.
+DRAFT_SETTING = "composer-draft"
 
 
 class StorageError(ByokError):
@@ -600,6 +602,13 @@ class Store:
     def set_unsent_message(self, text: str) -> None:
         """Keep `text` until it is stored in its conversation; "" when it has been."""
         self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
+
+    def draft(self) -> str:
+        return self.settings().get(DRAFT_SETTING, "")
+
+    def set_draft(self, text: str) -> None:
+        """Keep the composer's text (a key in it redacted, as in a message); "" for none."""
+        self.set_setting(DRAFT_SETTING, redact_known_secrets(text))
 
     def set_setting(self, name: str, value: str) -> None:
         with self.transaction() as db:

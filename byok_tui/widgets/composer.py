@@ -2,7 +2,8 @@
 
 A new line is ctrl+j, shift+enter or alt+enter (terminals differ in which they can report).
 It can hold a stored message to edit; the draft it held before comes back if the edit is
-cancelled.
+cancelled. `draft` is what an exit must not lose: the text being written, with an edit's
+changes after the draft from before it.
 """
 
 from __future__ import annotations
@@ -49,15 +50,26 @@ class Composer(TextArea):
         self.border_title = COMPOSER_TITLE
         self.editing: int | None = None  # the stored message held to edit
         self._draft_before_edit = ""
+        self._edited_text = ""  # the stored text of the message held to edit
 
     def begin_edit(self, message_id: int, text: str) -> None:
         """Hold the stored message `message_id` to edit: sent, it makes an alternative."""
         if self.editing is None:
             self._draft_before_edit = self.text  # given back if the edit is cancelled
         self.editing = message_id
+        self._edited_text = text
         self.text = text
         self.border_title = EDITING_TITLE
         self.focus()
+
+    @property
+    def draft(self) -> str:
+        """What the composer holds that is not stored anywhere else: its text, or during an
+        edit the draft from before it followed by the edit's changes (if any)."""
+        if self.editing is None:
+            return self.text
+        changed = self.text if self.text != self._edited_text else ""
+        return "\n\n".join(text for text in (self._draft_before_edit, changed) if text)
 
     def cancel_edit(self) -> bool:
         """Leave the edit; the draft from before it is back. False: there was none."""

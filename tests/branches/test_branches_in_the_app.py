@@ -4,9 +4,6 @@ screen."""
 
 from __future__ import annotations
 
-from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.message_views import Alternatives, ReplyView, UserMessage
 from tests.support.fake_backend import FakeProviders
@@ -19,17 +16,13 @@ from tests.support.pilot import (
     user_messages,
     wait_for,
 )
+from tests.support.stored import one_exchange
 
 KEY = "sk-proj-" + "B" * 60
 
 
 def a_conversation() -> FakeProviders:
-    open_key_store(app_paths()).set(entry_name("openai"), KEY)
-    store = open_store(open_services())
-    bot = store.default_bot("openai", "gpt-5.5")
-    conversation = store.create_conversation(bot.id, "Branches")
-    store.add_message(conversation.id, "user", "Q1")
-    store.add_message(conversation.id, "assistant", "A1")
+    one_exchange(KEY, "Branches")
     return FakeProviders()
 
 

@@ -255,7 +255,8 @@ def test_a_process_killed_mid_reply_leaves_the_message_and_the_partial_reply(
 )
 def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) -> None:
     """Closing the terminal (or a dropped SSH session) hangs it up: the app then ends as ctrl+q
-    ends it, with what arrived stored, rather than being killed by SIGHUP. A terminal that
+    ends it, with what arrived and what was being typed stored, rather than being killed by
+    SIGHUP. A terminal that
     goes with no signal (the app's input was a terminal it does not control) ends its input
     instead, and the app ends the same way rather than spinning a core for ever."""
     db = app_paths().data_dir / "byok-tui.sqlite3"
@@ -268,6 +269,9 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) 
             assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
             terminal.type(b"Tell me a long story\r")
             wait_for_reply_text(db, "Second part.", time.monotonic() + 30)
+            terminal.type(b"and-a-draft")
+            assert terminal.read_until(b"and-a-draft"), "the keys typed were never drawn"
+            # and the terminal goes at once, well within the second a draft may wait
         finally:
             terminal.close()  # the terminal goes away
             if hang_up:
@@ -280,3 +284,29 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) 
                 pytest.fail("the app went on running with its terminal gone")
     assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
     the_story_kept_partial(db)
+    assert Store(db).draft() == "and-a-draft"
+
+
+def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> None:
+    """What is typed and not sent is kept within a second: a kill -9 then loses no more than
+    that second, and the next start puts it back in the composer."""
+    db = app_paths().data_dir / "byok-tui.sqlite3"
+    env = dict(os.environ, OPENAI_API_KEY=KEY)
+    terminal = InTerminal(env=env)
+    try:
+        assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
+        terminal.type(b"an-unsent-thought")
+        deadline = time.monotonic() + 10
+        while Store(db).draft() != "an-unsent-thought":
+            assert time.monotonic() < deadline, "the draft was not kept within a second"
+            time.sleep(0.05)
+    finally:
+        terminal.proc.kill()
+        terminal.proc.wait(timeout=30)
+        terminal.close()
+    again = InTerminal(env=env)
+    try:
+        assert again.read_until(b"an-unsent-thought"), "the draft did not come back"
+    finally:
+        again.close()
+        again.proc.wait(timeout=30)

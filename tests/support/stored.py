@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-from byok_tui.records import Message
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.records import Conversation, Message
+from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
+
+
+def one_exchange(key: str, title: str) -> tuple[Store, Conversation]:
+    """OpenAI's key stored, and a conversation `title` of the Default bot (gpt-5.5) holding
+    one question, Q1, and its answer, A1."""
+    open_key_store(app_paths()).set(entry_name("openai"), key)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, title)
+    store.add_message(conversation.id, "user", "Q1")
+    store.add_message(conversation.id, "assistant", "A1")
+    return store, conversation
 
 
 def add_cut_reply(

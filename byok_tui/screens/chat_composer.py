@@ -1,0 +1,106 @@
+"""The chat column's composer. It says what sending its text would cost: worked out once typing
+pauses, in a worker thread through the data service (a local estimate of the whole request,
+history included: never a request); the column shows the line while nothing else is going on.
+And it keeps its draft: what is typed is handed to the data service's writer within a second,
+and at once when the app ends, so that no exit (a quit, a crash, a kill) loses more than that
+second; the next start gives it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import work
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import TextArea
+
+from byok_tui.app_data import AppData
+from byok_tui.errors import ByokError
+from byok_tui.widgets.composer import Composer
+
+ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
+DRAFT_KEPT_WITHIN = 1.0  # seconds: what is typed is kept at most this long after it is typed
+
+
+class ChatComposer(Composer):
+    @dataclass
+    class Estimated(Message):
+        """What sending the composer's text would cost, in words (empty: nothing to say)."""
+
+        line: str
+
+    def __init__(
+        self, data: AppData, sending_to: Callable[[], tuple[int | None, int | None]]
+    ) -> None:
+        """`sending_to`: the bot and the conversation a message would go to now (None: no bot
+        is open yet; a new conversation)."""
+        super().__init__()
+        self.data = data
+        self._sending_to = sending_to
+        self._pause: Timer | None = None
+        # Nothing is kept before the last run's draft is given back: it would overwrite it.
+        self._keeping = False
+        self._kept = ""  # the draft as last handed to the writer
+        self._keep_due: Timer | None = None
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is not self:
+            return
+        # A keystroke only restarts this timer: the estimate waits for typing to pause.
+        if self._pause is not None:
+            self._pause.stop()
+        self._pause = self.set_timer(ESTIMATE_PAUSE, self._estimate)
+        self._draft_changed()
+
+    # The draft, kept for the next start ------------------------------------------------------
+
+    def give_back_draft(self, draft: str) -> None:
+        """Put back the draft the last run left (before anything typed since), once; from
+        then on what is typed is kept."""
+        if self._keeping:
+            return
+        self._keeping, self._kept = True, draft
+        if draft:
+            self.text = draft + (f"\n{self.text}" if self.text else "")
+            self.move_cursor(self.document.end)
+        self._keep_draft()  # what was typed meanwhile, with it
+
+    def _draft_changed(self) -> None:
+        if not self._keeping:
+            return
+        if not self.draft:  # sent or cleared: kept at once, so that a sent text never returns
+            if self._keep_due is not None:
+                self._keep_due.stop()
+            self._keep_draft()
+        elif self._keep_due is None:  # not restarted by each key: kept while typing goes on
+            self._keep_due = self.set_timer(DRAFT_KEPT_WITHIN, self._keep_draft)
+
+    def _keep_draft(self) -> None:
+        self._keep_due = None
+        draft = self.draft
+        if draft != self._kept:
+            self._kept = draft
+            self.data.keep_draft(draft)
+
+    def on_unmount(self) -> None:
+        # The app is ending (the app waits for its writes before it goes): kept now.
+        if self._keeping:
+            self._keep_draft()
+
+    def _estimate(self) -> None:
+        self._pause = None
+        bot_id, conversation_id = self._sending_to()
+        if not self.text.strip() or bot_id is None:
+            self.post_message(self.Estimated(""))
+            return
+        self._estimate_worker(bot_id, conversation_id, self.text)
+
+    @work(thread=True, exclusive=True, group="estimate", exit_on_error=False)
+    def _estimate_worker(self, bot_id: int, conversation_id: int | None, draft: str) -> None:
+        try:
+            line = self.data.estimate(bot_id, conversation_id, draft)
+        except ByokError:
+            line = ""  # an estimate is a nicety: a read that failed is said elsewhere
+        self.post_message(self.Estimated(line))

@@ -1,0 +1,133 @@
+"""What is typed and not sent is never lost: the composer's draft comes back on the next start,
+after a quit here (and after a kill or a hang-up: tests/faults/test_nothing_lost.py). A sent
+message does not come back, an edit's changes are kept with the draft from before it, and a key
+in a draft is kept only redacted, as in a message."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from textual.pilot import Pilot
+
+from byok_tui.paths import app_paths
+from byok_tui.screens.chat_composer import ChatComposer
+from tests.support.fake_backend import FakeProviders
+from tests.support.keys import FAKE_KEYS
+from tests.support.pilot import app_answered_by, chat, replies, send, settle, wait_for
+from tests.support.stored import one_exchange
+
+KEY = FAKE_KEYS["openai"]
+
+
+def a_conversation() -> FakeProviders:
+    one_exchange(KEY, "Drafts")
+    return FakeProviders()
+
+
+def composer_of(pilot: Pilot[None]) -> ChatComposer:
+    return chat(pilot.app).query_one(ChatComposer)  # type: ignore[arg-type]
+
+
+async def composer_after_a_restart(fake: FakeProviders) -> str:
+    """What the composer holds once a new app has started and read its state."""
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        text = composer_of(pilot).text
+        await pilot.press("ctrl+q")
+    return text
+
+
+def kept_draft() -> str | None:
+    """The draft as the database holds it now (None: none was ever kept)."""
+    with sqlite3.connect(app_paths().data_dir / "byok-tui.sqlite3") as db:
+        rows = db.execute("SELECT value FROM settings WHERE name = 'composer-draft'").fetchall()
+    return rows[0][0] if rows else None
+
+
+def database_text() -> str:
+    """Every row of the database and its write-ahead log, as bytes read from the files."""
+    folder = app_paths().data_dir
+    return b"".join(path.read_bytes() for path in folder.glob("byok-tui.sqlite3*")).decode(
+        "utf-8", "replace"
+    )
+
+
+async def test_a_draft_left_in_the_composer_is_back_after_a_quit() -> None:
+    fake = a_conversation()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer = composer_of(pilot)
+        composer.focus()
+        await pilot.press(*"half a thought")
+        await pilot.press("ctrl+q")  # at once: not a second after the last key
+    assert await composer_after_a_restart(fake) == "half a thought"
+
+
+async def test_a_sent_message_does_not_come_back_as_a_draft() -> None:
+    fake = a_conversation()
+    fake.enqueue("A2")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer_of(pilot).text = "a thought typed a while ago"
+        await wait_for(pilot, lambda: kept_draft() == "a thought typed a while ago")
+        await send(pilot, "Q2")
+        await wait_for(pilot, lambda: replies(app) == ["A1", "A2"])
+        await pilot.press("ctrl+q")
+    assert await composer_after_a_restart(fake) == ""
+
+
+async def test_what_was_typed_while_the_draft_was_read_follows_it() -> None:
+    """Keys typed on the start screen are not lost under the draft, nor is the draft lost
+    under them."""
+    fake = a_conversation()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer_of(pilot).text = "the draft"
+        await pilot.press("ctrl+q")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        composer = composer_of(pilot) if pilot.app.screen.query(ChatComposer) else None
+        if composer is None:  # still the start screen: typed there, handed on
+            await pilot.press(*"typed early")
+        else:
+            composer.focus()
+            composer.text = "typed early"
+        await settle(pilot)
+        assert composer_of(pilot).text == "the draft\ntyped early"
+
+
+async def test_an_edit_keeps_its_changes_after_the_draft_from_before_it() -> None:
+    fake = a_conversation()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer = composer_of(pilot)
+        composer.text = "my draft"
+        await app.screen.run_action("edit_last")
+        assert composer.text == "Q1"
+        await pilot.press("ctrl+q")  # an edit opened and left unchanged: nothing of it kept
+    assert await composer_after_a_restart(fake) == "my draft"
+
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await app.screen.run_action("edit_last")
+        composer_of(pilot).text = "Q1, said better"
+        await pilot.press("ctrl+q")
+    assert await composer_after_a_restart(fake) == "my draft\n\nQ1, said better"
+
+
+async def test_a_key_in_a_draft_is_kept_redacted() -> None:
+    fake = a_conversation()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer_of(pilot).text = f"my key is {KEY}"
+        await pilot.press("ctrl+q")
+    assert KEY not in database_text()
+    assert kept_draft() == "my key is [REDACTED]"
+    assert await composer_after_a_restart(fake) == "my key is [REDACTED]"
