@@ -26,7 +26,8 @@ from byok_tui.records import Bot, Conversation, KeyOverview, Spend, TranscriptPa
 from byok_tui.registry import get_provider, providers
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
-from byok_tui.storage.store import NotFoundError, Store
+from byok_tui.storage.bot_rows import NotFoundError
+from byok_tui.storage.store import Store
 
 # Messages read and shown at a time: the newest when a conversation opens, then earlier ones
 # a page at a time as the reader scrolls up (a screenful is a few dozen at most).

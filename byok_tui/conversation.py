@@ -46,7 +46,8 @@ from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatu
 from byok_tui.redaction import redact_keys
 from byok_tui.registry import Provider, UnknownProviderError, get_provider, providers
 from byok_tui.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
-from byok_tui.storage.store import NotFoundError, Store
+from byok_tui.storage.bot_rows import NotFoundError
+from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
 TITLE_LENGTH = 60

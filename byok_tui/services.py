@@ -132,7 +132,7 @@ def follow_first_key(
     has no usable key and another provider now has one, it moves there (with that provider's
     default model). Any other bot, or one in use, stays as the user set it."""
     from byok_tui.registry import get_provider, key_providers
-    from byok_tui.storage.store import DEFAULT_BOT_NAME
+    from byok_tui.storage.bot_rows import DEFAULT_BOT_NAME
 
     if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.has_conversations(bot.id):
         return bot

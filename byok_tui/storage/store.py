@@ -1,30 +1,26 @@
 """Bots, conversations and messages: the repository every front end uses.
 
-One SQLite connection per thread (the app reads and writes from worker threads). The per-bot
-key is read only by `bot_key`, which registers it with the redaction layer; `Bot` objects
-carry whether a key is set, never the key itself.
+Bots and their keys are storage/bot_rows.py's part, the connection per thread
+storage/database.py's. Every text stored here from outside or from the user is made
+terminal-safe, and any key the user has in it redacted, before it is written.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import replace
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from byok_tui.attachments import Attachment, size_label
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.key_text import check_key
-from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
-from byok_tui.redaction import redact, redact_keys, redact_known_secrets, remember_secret
+from byok_tui.records import Conversation, Message, MessageStatus
+from byok_tui.redaction import redact, redact_keys, redact_known_secrets
 from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.storage.bot_rows import BotRows, NotFoundError
 from byok_tui.storage.branch import BranchReader, messages_from
-from byok_tui.storage.db import Progress, connect
+from byok_tui.storage.db import Progress
 from byok_tui.storage.key_health import KeyHealthBook
 from byok_tui.storage.ledger import Ledger
 from byok_tui.storage.search import MessageSearch
@@ -33,7 +29,6 @@ if TYPE_CHECKING:
     from byok_tui.pricing import Cost
     from byok_tui.providers.types import Usage
 
-DEFAULT_BOT_NAME = "Default"
 # A message the user sent while its conversation was still opening, kept here until it is
 # stored in that conversation, so that a kill meanwhile loses nothing.
 UNSENT_MESSAGE_SETTING = "unsent-message"
@@ -43,106 +38,8 @@ LAST_OPENED_SETTING = "last-opened"
 DRAFT_SETTING = "composer-draft"
 
 
-class StorageError(ByokError):
-    """The database could not be written (disk full, locked by another process, damaged)."""
-
-    kind = ErrorKind.STORAGE
-
-    def __init__(self, path: Path, error: sqlite3.Error) -> None:
-        text = str(error).lower()
-        code = (getattr(error, "sqlite_errorcode", None) or 0) & 0xFF  # the primary code
-        if code == sqlite3.SQLITE_FULL or "full" in text:
-            problem = "the disk is full"
-            remedy = "Free some disk space, then retry (ctrl+r); nothing typed is lost."
-        elif code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM):
-            problem = "it cannot be written (a read-only file system, or its permissions)"
-            remedy = "Make its folder writable, then retry (ctrl+r); nothing typed is lost."
-        elif "locked" in text or "busy" in text:
-            problem = "another program holds it locked"
-            remedy = "Close the other program or wait a moment, then retry."
-        else:
-            problem = f"it failed ({error})"
-            remedy = "Retry; if it keeps failing, move the database aside."
-        super().__init__(f"cannot save to the database {path}: {problem}", remedy=remedy)
-
-
-class BotNameTakenError(ByokError):
-    def __init__(self, name: str) -> None:
-        super().__init__(f"a bot named {name!r} exists already", remedy="Choose another name.")
-
-
-def _check_name_free(db: sqlite3.Connection, name: str, bot_id: int | None = None) -> None:
-    taken = db.execute("SELECT 1 FROM bots WHERE name = ? AND id IS NOT ?", (name, bot_id))
-    if taken.fetchone() is not None:
-        raise BotNameTakenError(name)
-
-
-class NotFoundError(ByokError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
-
-
-def stored_config(config: BotConfig) -> BotConfig:
-    """A bot's configuration as it is stored: its text terminal-safe, name and model on one
-    line (it may come from a share link, an import or a shell argument)."""
-    return replace(
-        config,
-        name=clean_line(config.name),
-        model=clean_line(config.model),
-        system_prompt=strip_terminal_controls(config.system_prompt),
-        fallbacks=tuple(clean_line(f) for f in config.fallbacks if clean_line(f)),
-    )
-
-
-def bot_values(config: BotConfig) -> tuple[object, ...]:
-    """The bots table's columns name … fallbacks, in order."""
-    return (
-        config.name,
-        config.provider,
-        config.model,
-        config.system_prompt,
-        config.temperature,
-        config.max_tokens,
-        "\n".join(config.fallbacks),
-    )
-
-
 def _line(value: str | None) -> str | None:
     return clean_line(value) if value else value
-
-
-def insert_bot(db: sqlite3.Connection, bot_uuid: str, config: BotConfig) -> int:
-    """Add a bot inside the caller's transaction; never sets `k` (only set_bot_key does)."""
-    now = time.time()
-    cursor = db.execute(
-        "INSERT INTO bots (uuid, name, provider, model, system_prompt, temperature,"
-        " max_tokens, fallbacks, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (bot_uuid, *bot_values(stored_config(config)), now, now),
-    )
-    return int(cursor.lastrowid or 0)
-
-
-def _bot(row: sqlite3.Row) -> Bot:
-    config = BotConfig(
-        name=row["name"],
-        provider=row["provider"],
-        model=row["model"],
-        system_prompt=row["system_prompt"],
-        temperature=row["temperature"],
-        max_tokens=row["max_tokens"],
-        fallbacks=tuple(row["fallbacks"].split("\n")) if row["fallbacks"] else (),
-    )
-    kept_for = row["k_provider"] if row["k"] else None
-    own = row["k_provider"] == config.provider  # a choice made for another provider is idle
-    return Bot(
-        row["id"],
-        row["uuid"],
-        config,
-        kept_for == config.provider,
-        kept_for,
-        key_command=row["key_command"] if own else None,
-        key_label=row["key_label"] if own else None,
-    )
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
@@ -157,152 +54,17 @@ def _message(row: sqlite3.Row) -> Message:
     return Message(**fields)
 
 
-class Store:
+class Store(BotRows):
+    """Bots (BotRows), conversations and messages, and the books kept beside them."""
+
     def __init__(self, path: Path, progress: Progress | None = None) -> None:
         """`progress`: told how far a long upgrade of the file is (done, total)."""
-        self.path = path
-        self._local = threading.local()
-        self._progress = progress
-        self.notices: list[str] = []  # what the user should be told (permissions tightened)
+        super().__init__(path, progress)
         self.ledger = Ledger(self)  # spend, budgets, rate limits and the request log
         self.key_health = KeyHealthBook(self)  # what each key's answers said of it
         self.search = MessageSearch(self)  # full-text search over messages and titles
         self.branch = BranchReader(self)  # the branch on screen, a part at a time
         self.connection()  # open (and migrate) now, so a bad file is reported at once
-
-    def connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = connect(self.path, self.notices, self._progress)
-            self._local.connection = connection
-        return connection
-
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        connection = self.connection()
-        try:
-            connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as error:
-            raise StorageError(self.path, error) from None
-        try:
-            yield connection
-            connection.execute("COMMIT")
-        except BaseException as error:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            if isinstance(error, sqlite3.Error):
-                raise StorageError(self.path, error) from None
-            raise
-
-    def _one(self, sql: str, *args: Any) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = self.connection().execute(sql, args).fetchone()
-        return row
-
-    # Bots ----------------------------------------------------------------------------------
-
-    def bots(self) -> list[Bot]:
-        rows = self.connection().execute("SELECT * FROM bots ORDER BY name COLLATE NOCASE")
-        return [_bot(row) for row in rows]
-
-    def bot(self, name_or_id: str | int) -> Bot:
-        column = "id" if isinstance(name_or_id, int) else "name"
-        row = self._one(f"SELECT * FROM bots WHERE {column} = ?", name_or_id)  # noqa: S608
-        if row is None:
-            names = ", ".join(b.name for b in self.bots()) or "none"
-            raise NotFoundError(f"no bot named {name_or_id!r} (bots: {names})")
-        return _bot(row)
-
-    def default_bot(self, provider: str, model: str) -> Bot:
-        """The bot used when none is chosen; created on first start."""
-        now = time.time()
-        with self.transaction() as db:  # check and create at once: two first starts race
-            db.execute(
-                "INSERT INTO bots (uuid, name, provider, model, created, updated)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
-                (str(uuid.uuid4()), DEFAULT_BOT_NAME, provider, model, now, now),
-            )
-        return self.bot(DEFAULT_BOT_NAME)
-
-    def create_bot(self, config: BotConfig, *, bot_uuid: str | None = None) -> Bot:
-        config = stored_config(config)
-        with self.transaction() as db:
-            _check_name_free(db, config.name)
-            bot_id = insert_bot(db, bot_uuid or str(uuid.uuid4()), config)
-        return self.bot(bot_id)
-
-    def update_bot(self, bot_id: int, config: BotConfig) -> Bot:
-        config = stored_config(config)
-        with self.transaction() as db:
-            _check_name_free(db, config.name, bot_id)
-            db.execute(
-                "UPDATE bots SET name = ?, provider = ?, model = ?, system_prompt = ?,"
-                " temperature = ?, max_tokens = ?, fallbacks = ?, updated = ? WHERE id = ?",
-                (*bot_values(config), time.time(), bot_id),
-            )
-        return self.bot(bot_id)
-
-    def delete_bot(self, bot_id: int) -> None:
-        with self.transaction() as db:
-            db.execute("DELETE FROM bots WHERE id = ?", (bot_id,))
-
-    def bot_key(self, bot_id: int) -> str | None:
-        """The per-bot key (`k`), read at call time so a change applies to the next message;
-        None while the bot uses another provider than the one it was set under."""
-        row = self._one("SELECT k, k_provider, provider FROM bots WHERE id = ?", bot_id)
-        if row is None or not row["k"]:
-            return None
-        remember_secret(row["k"])  # known, so that a copy of it is found anywhere
-        if row["k_provider"] != row["provider"]:
-            return None  # set for another provider: never sent to this one
-        return str(row["k"])
-
-    def set_bot_key(self, bot_id: int, raw_key: str | None) -> bool:
-        """Set the per-bot key (trimmed and checked like a global key: KeyCharacterError, and
-        nothing saved, if it holds a character no key has); empty or None clears it. A key
-        set replaces the bot's key command or label: a bot has one key of its own."""
-        key = check_key(raw_key or "") or None
-        remember_secret(key)
-        if key is None:
-            with self.transaction() as db:
-                db.execute(
-                    "UPDATE bots SET k = NULL, updated = ? WHERE id = ?", (time.time(), bot_id)
-                )
-            return False
-        self._set_bot_key_choice(bot_id, key=key)
-        return True
-
-    def set_bot_key_command(self, bot_id: int, command: str | None) -> None:
-        """The command that prints the bot's own key (None: none); replaces a per-bot key or
-        label. The command is stored, never the key it prints."""
-        self._set_bot_key_choice(bot_id, command=command)
-
-    def set_bot_key_label(self, bot_id: int, label: str | None) -> None:
-        """The labelled key of its provider the bot uses (None: none); replaces a per-bot key
-        or command."""
-        self._set_bot_key_choice(bot_id, label=label)
-
-    def _set_bot_key_choice(
-        self,
-        bot_id: int,
-        *,
-        key: str | None = None,
-        command: str | None = None,
-        label: str | None = None,
-    ) -> None:
-        chosen = key or command or label
-        with self.transaction() as db:
-            db.execute(
-                "UPDATE bots SET k = ?, key_command = ?, key_label = ?,"
-                " k_provider = CASE WHEN ? IS NULL THEN NULL ELSE provider END, updated = ?"
-                " WHERE id = ?",
-                (key, command, label, chosen, time.time(), bot_id),
-            )
 
     # Conversations -------------------------------------------------------------------------
 

@@ -34,9 +34,10 @@ from byok_tui.records import Budget
 from byok_tui.redaction import redact_keys, redact_known_secrets, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
+from byok_tui.storage.bot_rows import insert_bot
 from byok_tui.storage.db import Progress
 from byok_tui.storage.ledger import insert_requests
-from byok_tui.storage.store import Store, insert_bot
+from byok_tui.storage.store import Store
 
 EXPORT_FORMAT = "byok-tui-export"
 EXPORT_VERSION = 1

@@ -16,7 +16,7 @@ from byok_tui.providers.limits import RateLimits
 from byok_tui.records import BotConfig
 from byok_tui.registry import get_provider
 from byok_tui.services import AppContext, open_services
-from byok_tui.storage.store import StorageError
+from byok_tui.storage.database import StorageError
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import make_app, settle, wait_for
 

@@ -14,7 +14,8 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.services import open_services, open_store
 from byok_tui.storage import db as db_module
-from byok_tui.storage.store import StorageError, Store
+from byok_tui.storage.database import StorageError
+from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from tests.support.pilot import chat, error_texts, make_app, replies, send, settle, wait_for
 from tests.support.provider_server import Reply, provider_server, sse
