@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
     from byok_tui.bindings import help_text
-    from byok_tui.cli import account, chat, data, keys, provider, search, spend
+    from byok_tui.cli import account, chat, data, keys, models, provider, search, spend
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     keys.add_parser(commands)
     chat.add_parsers(commands)
+    models.add_parsers(commands)
     data.add_parsers(commands)
     spend.add_parsers(commands)
     account.add_parsers(commands)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.cli.chat import provider_argument
+from byok_tui.cli.common import provider_argument
 from byok_tui.cli.spend import since_argument
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: 
     import sys
     import time
 
-    from byok_tui.cli.chat import keep_the_ledger
+    from byok_tui.cli.common import keep_the_ledger
     from byok_tui.cli.progress import open_store
     from byok_tui.errors import ByokError
     from byok_tui.services import provider_client

@@ -27,7 +27,7 @@ MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 
 def add_parsers(commands: Any) -> None:
-    from byok_tui.cli.chat import provider_argument
+    from byok_tui.cli.common import provider_argument
 
     export = commands.add_parser(
         "export",

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from byok_tui.cli.chat import provider_argument
+from byok_tui.cli.common import provider_argument
 from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.base import DEFAULT_LABEL, check_label

@@ -26,7 +26,7 @@ examples:
 
 def _scope(value: str) -> str:
     """A provider id or `all`."""
-    from byok_tui.cli.chat import provider_argument
+    from byok_tui.cli.common import provider_argument
 
     value = value.strip().lower()
     return ALL_PROVIDERS if value == ALL_PROVIDERS else provider_argument(value).id

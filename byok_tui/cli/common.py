@@ -1,0 +1,51 @@
+"""What the command modules share: a provider named on the command line, the provider client,
+and the ledger every request a command makes is written to (the request log promise holds for
+commands too: every request recorded, without its key)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from byok_tui.errors import ByokError
+from byok_tui.registry import Provider, get_provider
+
+if TYPE_CHECKING:
+    from byok_tui.providers.client import ProviderClient
+    from byok_tui.services import Services
+    from byok_tui.storage.store import Store
+
+
+def provider_argument(value: str) -> Provider:
+    from byok_tui.registry import UnknownProviderError
+
+    try:
+        return get_provider(value.strip().lower())
+    except UnknownProviderError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def provider_client(services: Services, timeout: float | None) -> Any:
+    """The provider client the commands use; `timeout`: the read timeout asked for, if any."""
+    from byok_tui.providers.client import ProviderClient, Timeouts
+
+    timeouts = Timeouts(read=timeout, read_local=timeout) if timeout else Timeouts()
+    return ProviderClient(
+        services.keys, config=services.config, environ=services.environ, timeouts=timeouts
+    )
+
+
+def keep_the_ledger(client: ProviderClient, store: Store) -> None:
+    """Every request in the log, and every response's rate limits, written at once; a write
+    that fails is said on standard error and the reply goes on."""
+    from byok_tui.request_log import keep_what_the_client_reports
+
+    def run(_name: str, what: str, write: Callable[[], object]) -> None:
+        try:
+            write()
+        except ByokError as error:
+            print(f"byok-tui: could not {what}: {error.one_line()}", file=sys.stderr)
+
+    keep_what_the_client_reports(client, store, run)
