@@ -38,6 +38,7 @@ from byok_tui.keys import entry_name
 from byok_tui.redaction import redact
 from byok_tui.registry import get_provider, providers
 from byok_tui.request_log import keep_what_the_client_reports
+from byok_tui.runs import ENDED, new_run
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
@@ -77,6 +78,8 @@ class AppData:
         self._context = context
         self._keys_read = keys_read
         self._writer = context.writer
+        self._run_name = new_run()  # what this run keeps its composer's draft under
+        self._drafts_taken_over: tuple[str, ...] = ()
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
         keep_what_the_client_reports(context.client, context.db, self._submit)
@@ -186,10 +189,21 @@ class AppData:
         what = "keep the message aside" if text else "clear the message kept aside"
         self._submit("unsent", what, lambda: db.set_unsent_message(text))
 
-    def keep_draft(self, text: str) -> None:
-        """Keep what the composer holds, unsent, for the next start ("" once sent)."""
-        db = self._context.db
-        self._submit("draft", "keep the message being written", lambda: db.set_draft(text))
+    def take_over_drafts(self, runs: Sequence[str]) -> None:
+        """The drafts of these ended runs are in this run's composer now: its next keep
+        replaces them."""
+        self._drafts_taken_over = (*self._drafts_taken_over, *runs)
+
+    def keep_draft(self, text: str, *, ending: bool = False) -> None:
+        """Keep what the composer holds, unsent, for the next start ("": nothing). `ending`:
+        the app is quitting, so a later start takes it over although this process lives on
+        a moment (or, in tests, runs the app again)."""
+        db, run = self._context.db, self._run_name + (ENDED if ending else "")
+        # Each write says it all, as the writer runs only the latest.
+        replacing = (*self._drafts_taken_over, self._run_name)
+        self._submit(
+            "draft", "keep the message being written", lambda: db.keep_draft(run, text, replacing)
+        )
 
     def remember_opened(self, bot_id: int, conversation_id: int | None) -> None:
         """The bot and conversation on screen: the next start opens them again."""

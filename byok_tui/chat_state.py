@@ -24,6 +24,7 @@ from byok_tui.keys.resolve import NoSuchLabelError
 from byok_tui.providers import endpoints
 from byok_tui.records import Bot, Conversation, KeyOverview, Spend, TranscriptPage
 from byok_tui.registry import get_provider, providers
+from byok_tui.runs import has_ended
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
 from byok_tui.storage.bot_rows import NotFoundError
@@ -113,7 +114,9 @@ class ChatState:
     bot_key: str
     key_in_use: KeyInUse
     unsent: str  # a message sent while a conversation was opening, left by a process killed
-    draft: str  # what the composer held when byok-tui last ended (a kill: a second before)
+    # The drafts of runs that have ended (run → text): what their composers held when they
+    # quit, or a second before they were killed. Given back once, then this run's to keep.
+    drafts_left: dict[str, str]
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
     spend: Spend
     limits: dict[str, str]  # provider id → what its rate limits say, when it matters
@@ -260,7 +263,7 @@ def read_state(
         bot_key=store.bot_key(bot.id) or "",
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
-        draft=store.draft(),
+        drafts_left={run: text for run, text in store.drafts().items() if has_ended(run)},
         moved_to=moved_to,
         lost_provider=lost,
         spend=read_spend(context, bot.config.provider, bot.config.model),

@@ -207,7 +207,7 @@ class ChatScreen(Screen[None]):
         if pane is not None:  # else it is filled from self.state when it mounts
             self._fill_config_pane(pane, state)
         self.show_title()
-        self.column.give_back_draft(state.draft)
+        self.column.give_back_drafts(state.drafts_left)
         if state.unsent and self.column.give_back_unsent(state.unsent):
             self.notify("A message that was not sent before byok-tui closed is back below.")
         self._remember_opened()

@@ -198,9 +198,9 @@ class ChatColumn(Vertical):
         """Show a stored message of the open conversation, marked (read first if need be)."""
         self.query_one(ConversationTranscript).show(message_id)
 
-    def give_back_draft(self, draft: str) -> None:
-        """The draft the last run left goes back to the composer (once a run)."""
-        self.query_one(ChatComposer).give_back_draft(draft)
+    def give_back_drafts(self, drafts: dict[str, str]) -> None:
+        """The drafts runs that have ended left go back to the composer (once a run)."""
+        self.query_one(ChatComposer).give_back_drafts(drafts)
 
     def give_back_unsent(self, text: str) -> bool:
         """A message a killed process left unsent goes back to the composer, once (True)."""

@@ -42,7 +42,7 @@ class ChatComposer(Composer):
         self._pause: Timer | None = None
         # Nothing is kept before the last run's draft is given back: it would overwrite it.
         self._keeping = False
-        self._kept = ""  # the draft as last handed to the writer
+        self._kept = ""  # the draft as last handed to the writer ("": none of this run yet)
         self._keep_due: Timer | None = None
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -56,16 +56,19 @@ class ChatComposer(Composer):
 
     # The draft, kept for the next start ------------------------------------------------------
 
-    def give_back_draft(self, draft: str) -> None:
-        """Put back the draft the last run left (before anything typed since), once; from
-        then on what is typed is kept."""
+    def give_back_drafts(self, drafts: dict[str, str]) -> None:
+        """Put back the drafts of runs that have ended (before anything typed since), once;
+        from then on what is typed is kept, in their place."""
         if self._keeping:
             return
-        self._keeping, self._kept = True, draft
-        if draft:
-            self.text = draft + (f"\n{self.text}" if self.text else "")
+        self._keeping = True
+        self.data.take_over_drafts(list(drafts))
+        if drafts:
+            given_back = "\n\n".join(drafts.values())
+            self.text = given_back + (f"\n{self.text}" if self.text else "")
             self.move_cursor(self.document.end)
-        self._keep_draft()  # what was typed meanwhile, with it
+        if self.draft:
+            self._keep_draft()  # in their place, with what was typed meanwhile
 
     def _draft_changed(self) -> None:
         if not self._keeping:
@@ -77,17 +80,18 @@ class ChatComposer(Composer):
         elif self._keep_due is None:  # not restarted by each key: kept while typing goes on
             self._keep_due = self.set_timer(DRAFT_KEPT_WITHIN, self._keep_draft)
 
-    def _keep_draft(self) -> None:
+    def _keep_draft(self, *, ending: bool = False) -> None:
         self._keep_due = None
         draft = self.draft
-        if draft != self._kept:
+        if draft != self._kept or ending:
             self._kept = draft
-            self.data.keep_draft(draft)
+            self.data.keep_draft(draft, ending=ending)
 
     def on_unmount(self) -> None:
-        # The app is ending (the app waits for its writes before it goes): kept now.
-        if self._keeping:
-            self._keep_draft()
+        # The app is ending (the app waits for its writes before it goes): kept now, as a
+        # run that has ended, so that the next start gives it back.
+        if self._keeping and (self.draft or self._kept):
+            self._keep_draft(ending=True)
 
     def _estimate(self) -> None:
         self._pause = None

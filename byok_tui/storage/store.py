@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 UNSENT_MESSAGE_SETTING = "unsent-message"
 # The bot and conversation last opened, which the next start opens again.
 LAST_OPENED_SETTING = "last-opened"
-# What the composer held, not sent: the next start gives it back.
-DRAFT_SETTING = "composer-draft"
+# What a run's composer held, not sent (the run's name follows: runs.py); a later start gives
+# back those of runs that have ended.
+DRAFT_SETTING = "composer-draft:"
 
 
 def _line(value: str | None) -> str | None:
@@ -365,12 +366,27 @@ class Store(BotRows):
         """Keep `text` until it is stored in its conversation; "" when it has been."""
         self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
 
-    def draft(self) -> str:
-        return self.settings().get(DRAFT_SETTING, "")
+    def drafts(self) -> dict[str, str]:
+        """Every composer's draft kept, by the run that kept it."""
+        rows = self.connection().execute(
+            "SELECT name, value FROM settings WHERE substr(name, 1, ?) = ? ORDER BY rowid",
+            (len(DRAFT_SETTING), DRAFT_SETTING),
+        )
+        return {row["name"][len(DRAFT_SETTING) :]: row["value"] for row in rows}
 
-    def set_draft(self, text: str) -> None:
-        """Keep the composer's text (a key in it redacted, as in a message); "" for none."""
-        self.set_setting(DRAFT_SETTING, redact_known_secrets(text))
+    def keep_draft(self, run: str, text: str, replacing: Sequence[str] = ()) -> None:
+        """Keep `run`'s draft ("": none, a key in it redacted as in a message) instead of the
+        drafts of `replacing` (those it took over, its own under its name before), at once."""
+        with self.transaction() as db:
+            db.executemany(
+                "DELETE FROM settings WHERE name = ?",
+                [(DRAFT_SETTING + name,) for name in (*replacing, run)],
+            )
+            if text:
+                db.execute(
+                    "INSERT INTO settings (name, value) VALUES (?, ?)",
+                    (DRAFT_SETTING + run, redact_known_secrets(text)),
+                )
 
     def set_setting(self, name: str, value: str) -> None:
         with self.transaction() as db:

@@ -38,11 +38,11 @@ async def composer_after_a_restart(fake: FakeProviders) -> str:
     return text
 
 
-def kept_draft() -> str | None:
-    """The draft as the database holds it now (None: none was ever kept)."""
+def kept_drafts() -> list[str]:
+    """The drafts the database holds now, read from its file."""
     with sqlite3.connect(app_paths().data_dir / "byok-tui.sqlite3") as db:
-        rows = db.execute("SELECT value FROM settings WHERE name = 'composer-draft'").fetchall()
-    return rows[0][0] if rows else None
+        rows = db.execute("SELECT value FROM settings WHERE name LIKE 'composer-draft:%'")
+        return [value for (value,) in rows]
 
 
 def database_text() -> str:
@@ -72,7 +72,7 @@ async def test_a_sent_message_does_not_come_back_as_a_draft() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         composer_of(pilot).text = "a thought typed a while ago"
-        await wait_for(pilot, lambda: kept_draft() == "a thought typed a while ago")
+        await wait_for(pilot, lambda: kept_drafts() == ["a thought typed a while ago"])
         await send(pilot, "Q2")
         await wait_for(pilot, lambda: replies(app) == ["A1", "A2"])
         await pilot.press("ctrl+q")
@@ -129,5 +129,5 @@ async def test_a_key_in_a_draft_is_kept_redacted() -> None:
         composer_of(pilot).text = f"my key is {KEY}"
         await pilot.press("ctrl+q")
     assert KEY not in database_text()
-    assert kept_draft() == "my key is [REDACTED]"
+    assert kept_drafts() == ["my key is [REDACTED]"]
     assert await composer_after_a_restart(fake) == "my key is [REDACTED]"

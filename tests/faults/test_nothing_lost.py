@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -284,7 +285,7 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) 
                 pytest.fail("the app went on running with its terminal gone")
     assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
     the_story_kept_partial(db)
-    assert Store(db).draft() == "and-a-draft"
+    assert list(Store(db).drafts().values()) == ["and-a-draft"]
 
 
 def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> None:
@@ -297,7 +298,7 @@ def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> Non
         assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
         terminal.type(b"an-unsent-thought")
         deadline = time.monotonic() + 10
-        while Store(db).draft() != "an-unsent-thought":
+        while list(Store(db).drafts().values()) != ["an-unsent-thought"]:
             assert time.monotonic() < deadline, "the draft was not kept within a second"
             time.sleep(0.05)
     finally:
@@ -310,3 +311,59 @@ def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> Non
     finally:
         again.close()
         again.proc.wait(timeout=30)
+
+
+def test_two_byok_tui_at_once_keep_each_its_own_draft() -> None:
+    """Two byok-tui open at once (two terminals) never overwrite each other's draft: the one
+    still running keeps its own, and a start after both quit gives back both."""
+    db = app_paths().data_dir / "byok-tui.sqlite3"
+    env = dict(os.environ, OPENAI_API_KEY=KEY)
+
+    def kept() -> list[str]:
+        return sorted(Store(db).drafts().values()) if db.exists() else []
+
+    first = InTerminal(env=env)
+    second: InTerminal | None = None
+    try:
+        assert first.read_until(b"New chat"), "the first one's chat screen was never drawn"
+        first.type(b"typed-in-the-first")
+        wait_until(lambda: kept() == ["typed-in-the-first"], first, said="the draft not kept")
+        second = InTerminal(env=env)
+        assert second.read_until(b"New chat"), "the second one's chat screen was never drawn"
+        second.type(b"typed-in-the-second")
+        wait_until(
+            lambda: kept() == ["typed-in-the-first", "typed-in-the-second"],
+            first,
+            second,
+            said="one draft overwrote the other",
+        )
+        assert b"typed-in-the-first" not in second.seen, "a running one's draft was taken"
+        for quitting in (second, first):
+            quitting.type(b"\x11")  # ctrl+q
+            wait_until(quitting.has_ended, first, second, said="ctrl+q did not end it")
+            assert quitting.proc.returncode == 0
+    finally:
+        for terminal in (first, second):
+            if terminal is not None:
+                terminal.close()
+                terminal.proc.wait(timeout=30)
+    third = InTerminal(env=env)
+    try:
+        assert third.read_until(b"typed-in-the-first"), "the first one's draft is lost"
+        assert third.read_until(b"typed-in-the-second"), "the second one's draft is lost"
+    finally:
+        third.close()
+        third.proc.wait(timeout=30)
+
+
+def wait_until(
+    check: Callable[[], bool], *terminals: InTerminal, said: str, timeout: float = 30
+) -> None:
+    """Wait for `check`, reading what the apps in `terminals` draw meanwhile; `said`: what
+    went wrong if it never holds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, said
+        for terminal in terminals:
+            terminal.drain()
+        time.sleep(0.02)

@@ -48,6 +48,14 @@ class InTerminal:
                     return False
         return marker in self.seen
 
+    def drain(self) -> None:
+        """Read what it has drawn meanwhile: a terminal nobody reads fills up, and the app's
+        writes to it then wait (it could not even quit)."""
+        self.read_until(b"\0never drawn\0", timeout=0.02)
+
+    def has_ended(self) -> bool:
+        return self.proc.poll() is not None
+
     def type(self, keys: bytes) -> None:
         os.write(self.leader, keys)
 
