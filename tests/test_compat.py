@@ -7,6 +7,7 @@ behaviour tests that depend on it fail in less obvious ways.
 from __future__ import annotations
 
 import inspect
+import io
 
 import pytest
 from textual.app import App, ComposeResult
@@ -18,6 +19,7 @@ from textual.widgets import Static
 
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    output_ends_with_the_terminal,
     page_keys_need_lines,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
@@ -200,3 +202,24 @@ def test_10_the_terminal_is_read_in_run_input_thread() -> None:
     assert "self._loop = asyncio.get_running_loop()" in inspect.getsource(Driver.__init__)
     stopping = inspect.getsource(LinuxDriver.disable_input)
     assert stopping.index("self.exit_event.set()") < stopping.index("self._key_thread.join()")
+
+
+def test_11_the_terminal_is_written_in_a_writer_thread_with_a_bounded_queue() -> None:
+    """Textual's writer thread still writes in `run(self)` what it takes from `_queue` (a
+    bounded Queue) to `_file` until it takes None, which `stop()` puts before it joins; ours
+    replaces `run` once."""
+    from queue import Queue
+
+    from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+
+    output_ends_with_the_terminal()
+    replaced = WriterThread.run
+    output_ends_with_the_terminal()
+    assert WriterThread.run is replaced
+    original = replaced.replaced  # type: ignore[attr-defined]
+    source = inspect.getsource(original)
+    for used in ("self._file.write", "self._file.flush", "self._queue.get", "if text is None"):
+        assert used in source, used
+    assert "self._queue.put(None)" in inspect.getsource(WriterThread.stop)
+    writer = WriterThread(io.StringIO())
+    assert isinstance(writer._queue, Queue) and writer._queue.maxsize == MAX_QUEUED_WRITES

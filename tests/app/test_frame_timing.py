@@ -61,12 +61,14 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "from textual.timer import Timer\n"
         "from textual.widgets import OptionList\n"
         "from textual.drivers.linux_driver import LinuxDriver\n"
+        "from textual.drivers._writer_thread import WriterThread\n"
         "from byok_tui.app import ByokApp\n"
         f"ByokApp(None, environ={{'BYOK_TUI_HOME': {str(tmp_path)!r}}})\n"
         "assert getattr(Timer._run, 'next_interval', False), 'timers'\n"
         "assert getattr(Screen._on_resize, 'terminal_size_only', False), 'resizes'\n"
         "assert getattr(OptionList._move_page, 'needs_lines', False), 'page keys'\n"
         "assert getattr(LinuxDriver.run_input_thread, 'ends_with_input', False), 'input'\n"
+        "assert getattr(WriterThread.run, 'ends_with_output', False), 'output'\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False

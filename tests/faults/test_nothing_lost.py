@@ -265,7 +265,6 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) 
         server.reply_with(Reply(steps=SLOW_STREAM))
         env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
         terminal = InTerminal(env=env)
-        proc = terminal.proc
         try:
             assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
             terminal.type(b"Tell me a long story\r")
@@ -274,18 +273,54 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) 
             assert terminal.read_until(b"and-a-draft"), "the keys typed were never drawn"
             # and the terminal goes at once, well within the second a draft may wait
         finally:
-            terminal.close()  # the terminal goes away
-            if hang_up:
-                proc.send_signal(signal.SIGHUP)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                pytest.fail("the app went on running with its terminal gone")
-    assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
+            the_terminal_goes(terminal, hang_up=hang_up)
     the_story_kept_partial(db)
     assert list(Store(db).drafts().values()) == ["and-a-draft"]
+
+
+def the_terminal_goes(terminal: InTerminal, *, hang_up: bool) -> None:
+    """Close the app's terminal (and, with `hang_up`, hang it up as the kernel does for a
+    controlling terminal): the app must then end as a quit ends it."""
+    proc = terminal.proc
+    terminal.close()
+    if hang_up:
+        proc.send_signal(signal.SIGHUP)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("the app went on running (or hung) with its terminal gone")
+    assert proc.returncode == 0, f"ended by signal {-proc.returncode}, not by quitting"
+
+
+# A reply long and fast enough to fill a terminal nobody reads: ~15 s of a word every 5 ms.
+FLOOD = [step for n in range(3000) for step in (*sse(piece(f"Word {n}. ")), 0.005)]
+
+
+@pytest.mark.parametrize(
+    "hang_up", [True, False], ids=["with-a-hang-up-signal", "with-only-the-end-of-its-input"]
+)
+def test_a_terminal_that_stopped_reading_then_went_away_ends_the_app(hang_up: bool) -> None:
+    """A stalled link (an SSH session whose network stops) leaves the app's writes waiting
+    for the terminal; when it then goes away, the app still ends as a quit does, with what
+    the reply brought stored, instead of hanging for ever in a write."""
+    db = app_paths().data_dir / "byok-tui.sqlite3"
+    with provider_server() as server:
+        server.reply_with(Reply(steps=[*FLOOD, *sse(FINISH, done=True)]))
+        env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
+        terminal = InTerminal(env=env)
+        try:
+            assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
+            terminal.type(b"Flood me\r")
+            wait_for_reply_text(db, "Word 5.", time.monotonic() + 30)
+            time.sleep(3)  # nothing read meanwhile: the terminal fills, the app's writes wait
+        finally:
+            the_terminal_goes(terminal, hang_up=hang_up)
+    store = Store(db)
+    user, reply = store.messages(store.conversations(store.bots()[0].id)[0].id)
+    assert user.content == "Flood me"
+    assert reply.status == "partial" and reply.content.startswith("Word 0. Word 1. ")
 
 
 def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> None:
