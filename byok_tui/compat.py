@@ -279,19 +279,25 @@ def output_ends_with_the_terminal() -> None:
         return
 
     def run(self: WriterThread) -> None:
+        write, flush, get, qsize = (
+            self._file.write,
+            self._file.flush,
+            self._queue.get,
+            self._queue.qsize,
+        )
         gone = False  # a write failed: the terminal is gone, what follows can go nowhere
-        while (text := self._queue.get()) is not None:
+        while (text := get()) is not None:
             if gone:
                 continue
             try:
-                self._file.write(text)
-                if self._queue.qsize() == 0:  # flushed when there is a break, as Textual's
-                    self._file.flush()
+                write(text)
+                if qsize() == 0:  # flushed when there is a break, as Textual's
+                    flush()
             except OSError:
                 gone = True
         if not gone:
             with contextlib.suppress(OSError):
-                self._file.flush()
+                flush()
 
     run.ends_with_output = True  # type: ignore[attr-defined]
     run.replaced = WriterThread.run  # type: ignore[attr-defined]  # for the canary
