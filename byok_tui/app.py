@@ -81,6 +81,7 @@ def _open_context(
 # in the middle of it. Higher lets more garbage wait: at 10,000, benchmark 3 kept ~30 MB more
 # than at 700; at 5,000, ~10 MB, for most of the gain.
 GC_YOUNG_THRESHOLD = 5_000
+TERMINATED = 128 + signal.SIGTERM  # the exit status of a process ended by SIGTERM, as `ask`'s
 
 
 def _freeze_heap_once() -> None:
@@ -149,7 +150,8 @@ class ByokApp(App[None]):
         self.quitting = False  # exit() was called: the screens are being torn down
         # What countdowns (a rate limit's retry) read; a test sets its own before the run.
         self.clock: Callable[[], float] = time.monotonic
-        self.failure: str | None = None  # why the app could not open, printed after it ends
+        # Printed after the app ends: why it could not open, or that it was stopped.
+        self.said_after: str | None = None
         self._when_started: list[Callable[[], object]] = []  # asked for before the chat screen
 
     @property
@@ -163,10 +165,18 @@ class ByokApp(App[None]):
         return StartScreen(self._keys_read[0] if self._keys_read else None)
 
     def on_mount(self) -> None:
-        # A closed terminal or a dropped SSH session hangs the app up (SIGHUP), which would
-        # kill it mid-write: it ends as ctrl+q ends it instead, storing what a reply brought.
+        # A closed terminal or a dropped SSH session hangs the app up (SIGHUP), and `kill` or
+        # a shutting-down system terminates it (SIGTERM): either would kill it mid-write, and
+        # SIGTERM leave the terminal in the app's modes. It ends as ctrl+q ends it instead,
+        # storing what a reply brought and giving the terminal back.
         with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit)
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGHUP, self.exit)
+            loop.add_signal_handler(signal.SIGTERM, self._terminated)
+
+    def _terminated(self) -> None:
+        self.said_after = "byok-tui: stopped (SIGTERM); nothing typed or received is lost"
+        self.exit(return_code=TERMINATED)
 
     def on_start_screen_drawn(self, _message: StartScreen.Drawn) -> None:
         self._open_chat()
@@ -186,7 +196,7 @@ class ByokApp(App[None]):
                 _open_context, self._services, self._environ, self._backend, progress
             )
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
-            self.failure = f"byok-tui: {error.one_line()}"
+            self.said_after = f"byok-tui: {error.one_line()}"
             self.exit(return_code=1)
             return
         self.post_message(ContextOpened(opened, self._keys_read or keys_read))
@@ -221,7 +231,8 @@ class ByokApp(App[None]):
 
     async def on_unmount(self) -> None:
         with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+            for handled in (signal.SIGHUP, signal.SIGTERM):
+                asyncio.get_running_loop().remove_signal_handler(handled)
         if self._data is not None:
             self._data.close()  # every key typed is saved before we go
         if self._opened is not None:
@@ -389,7 +400,7 @@ def build_app(environ: Mapping[str, str] | None = None, backend: Backend | None 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
     """Run `app`; print its crash report or failure, if any; return the process exit status."""
     app.run(headless=headless)
-    for report in (app.crash_report, app.failure):
+    for report in (app.crash_report, app.said_after):
         if report is not None:
             sys.stderr.write(report + "\n")
     return app.return_code or 0

@@ -195,9 +195,9 @@ async def test_a_database_that_cannot_be_opened_ends_the_app_with_one_line() -> 
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause(0.5)
     assert app.return_code == 1
-    assert app.failure is not None
-    assert app.failure.startswith("byok-tui: ") and "\n" not in app.failure
-    assert str(database) in app.failure
+    assert app.said_after is not None
+    assert app.said_after.startswith("byok-tui: ") and "\n" not in app.said_after
+    assert str(database) in app.said_after
     assert app.crash_report is None
     assert database.read_bytes() == b"this is not a database at all" * 10
 

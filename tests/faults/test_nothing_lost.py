@@ -257,25 +257,72 @@ def test_a_process_killed_mid_reply_leaves_the_message_and_the_partial_reply(
 def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) -> None:
     """Closing the terminal (or a dropped SSH session) hangs it up: the app then ends as ctrl+q
     ends it, with what arrived and what was being typed stored, rather than being killed by
-    SIGHUP. A terminal that
-    goes with no signal (the app's input was a terminal it does not control) ends its input
-    instead, and the app ends the same way rather than spinning a core for ever."""
+    SIGHUP. A terminal that goes with no signal (the app's input was a terminal it does not
+    control) ends its input instead, and the app ends the same way rather than spinning a
+    core for ever."""
     db = app_paths().data_dir / "byok-tui.sqlite3"
     with provider_server() as server:
-        server.reply_with(Reply(steps=SLOW_STREAM))
-        env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
-        terminal = InTerminal(env=env)
-        try:
-            assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
-            terminal.type(b"Tell me a long story\r")
-            wait_for_reply_text(db, "Second part.", time.monotonic() + 30)
-            terminal.type(b"and-a-draft")
-            assert terminal.read_until(b"and-a-draft"), "the keys typed were never drawn"
-            # and the terminal goes at once, well within the second a draft may wait
-        finally:
-            the_terminal_goes(terminal, hang_up=hang_up)
+        terminal = a_story_and_a_draft(server, db, b"and-a-draft")
+        # and the terminal goes at once, well within the second a draft may wait
+        the_terminal_goes(terminal, hang_up=hang_up)
     the_story_kept_partial(db)
     assert list(Store(db).drafts().values()) == ["and-a-draft"]
+
+
+def test_a_terminated_app_stores_what_it_had_and_gives_the_terminal_back() -> None:
+    """`kill` (SIGTERM: a system shutting down, a session manager) ends the app as a quit
+    does, with status 143: the reply so far and the draft are stored, and the terminal is
+    left as it was found (out of the alternate screen, mouse reporting off, cursor shown)."""
+    db = app_paths().data_dir / "byok-tui.sqlite3"
+    with provider_server() as server:
+        terminal = a_story_and_a_draft(server, db, b"a-draft-too")
+        try:
+            drawn = len(terminal.seen)
+            terminal.proc.terminate()
+            wait_until(terminal.has_ended, terminal, said="SIGTERM did not end the app")
+            terminal.drain()
+        finally:
+            terminal.close()
+            terminal.proc.kill()
+            terminal.proc.wait()
+    assert terminal.proc.returncode == 143, f"ended by signal {-terminal.proc.returncode}"
+    the_story_kept_partial(db)
+    assert list(Store(db).drafts().values()) == ["a-draft-too"]
+    given_back = terminal.seen[drawn:]
+    for restore in (b"\x1b[?1049l", b"\x1b[?1000l", b"\x1b[?25h"):
+        assert restore in given_back, f"the terminal was not restored ({restore!r})"
+    assert b"stopped (SIGTERM)" in given_back
+
+
+def asked_in_a_terminal(
+    server: ProviderServer, db: Path, steps: list[bytes | float], question: bytes, stored: str
+) -> InTerminal:
+    """byok-tui in a terminal of its own, `question` sent and answered with `steps`, once
+    the reply holds `stored` in the database."""
+    server.reply_with(Reply(steps=steps))
+    env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
+    terminal = InTerminal(env=env)
+    try:
+        assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
+        terminal.type(question + b"\r")
+        wait_for_reply_text(db, stored, time.monotonic() + 30)
+    except BaseException:
+        terminal.proc.kill()
+        terminal.close()
+        terminal.proc.wait()
+        raise
+    return terminal
+
+
+def a_story_and_a_draft(server: ProviderServer, db: Path, draft: bytes) -> InTerminal:
+    """A story asked for (SLOW_STREAM: two parts, then a long wait) and `draft` typed in the
+    composer once the second part is stored."""
+    terminal = asked_in_a_terminal(server, db, SLOW_STREAM, b"Tell me a long story", "Second part.")
+    terminal.type(draft)
+    if not terminal.read_until(draft):
+        the_terminal_goes(terminal, hang_up=True)
+        pytest.fail("the keys typed were never drawn")
+    return terminal
 
 
 def the_terminal_goes(terminal: InTerminal, *, hang_up: bool) -> None:
@@ -307,16 +354,10 @@ def test_a_terminal_that_stopped_reading_then_went_away_ends_the_app(hang_up: bo
     the reply brought stored, instead of hanging for ever in a write."""
     db = app_paths().data_dir / "byok-tui.sqlite3"
     with provider_server() as server:
-        server.reply_with(Reply(steps=[*FLOOD, *sse(FINISH, done=True)]))
-        env = dict(os.environ, BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1", OPENAI_API_KEY=KEY)
-        terminal = InTerminal(env=env)
-        try:
-            assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
-            terminal.type(b"Flood me\r")
-            wait_for_reply_text(db, "Word 5.", time.monotonic() + 30)
-            time.sleep(3)  # nothing read meanwhile: the terminal fills, the app's writes wait
-        finally:
-            the_terminal_goes(terminal, hang_up=hang_up)
+        steps = [*FLOOD, *sse(FINISH, done=True)]
+        terminal = asked_in_a_terminal(server, db, steps, b"Flood me", "Word 5.")
+        time.sleep(3)  # nothing read meanwhile: the terminal fills, the app's writes wait
+        the_terminal_goes(terminal, hang_up=hang_up)
     store = Store(db)
     user, reply = store.messages(store.conversations(store.bots()[0].id)[0].id)
     assert user.content == "Flood me"
