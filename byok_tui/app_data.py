@@ -12,6 +12,9 @@ no screen has to:
   sent at once is the key the request carries.
 
 Reads and the blocking writes run in the caller's thread: a worker thread, never the UI's.
+Two parts keep the same promises through the same writer (data_part.py): `keys`, the keys as
+the screens save and list them (key_data.py), and `spending`, spend, budgets, limits and the
+request log (spend_data.py).
 """
 
 from __future__ import annotations
@@ -23,43 +26,38 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from byok_tui.chat_state import (
     ChatState,
     KeyInUse,
     key_in_use,
-    limit_notes,
-    read_spend,
     read_state,
 )
 from byok_tui.errors import ByokError
-from byok_tui.keys import entry_name
+from byok_tui.key_data import KeyData
 from byok_tui.redaction import redact
-from byok_tui.registry import get_provider, providers
+from byok_tui.registry import get_provider
 from byok_tui.request_log import keep_what_the_client_reports
 from byok_tui.runs import ENDED, new_run
+from byok_tui.spend_data import SpendData
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
     from byok_tui.conversation import ReplyEvent
-    from byok_tui.key_report import KeyRow
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.balance import Balance
     from byok_tui.providers.types import ChatMessage, ListedModel
     from byok_tui.records import (
         Bot,
         BotConfig,
-        Budget,
         Conversation,
         KeyOverview,
         SearchHit,
-        Spend,
         TranscriptPage,
     )
     from byok_tui.registry import KeyUse, Provider
     from byok_tui.services import AppContext
-    from byok_tui.usage_report import UsageOverview
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -78,6 +76,8 @@ class AppData:
         self._context = context
         self._keys_read = keys_read
         self._writer = context.writer
+        self.keys = KeyData(context, self._submit, self._run, self._settled)
+        self.spending = SpendData(context, self._submit, self._run, self._settled)
         self._run_name = new_run()  # what this run keeps its composer's draft under
         self._drafts_taken_over: tuple[str, ...] = ()
         # Set by the app to show the message; until then (and in tests) it is logged.
@@ -91,77 +91,6 @@ class AppData:
             self.on_failure(f"Could not {what}: {_said(error)}")
 
         self._writer.submit(name, write, failed)
-
-    def save_provider_key(self, provider_id: str, value: str) -> None:
-        """Save (empty: remove) a provider's global key, as it is typed."""
-        keys, entry = self._context.services.keys, entry_name(provider_id)
-        db = self._context.db
-
-        def write() -> None:
-            if keys.set(entry, value):
-                db.key_health.mark_set(provider_id, "default")
-
-        self._submit(f"key:{entry}", "save the key", write)
-
-    def save_key_command(self, provider_id: str, command: str) -> None:
-        """Save the command that prints a provider's default key (it replaces a stored key);
-        empty: remove the command (a stored key is left as it is)."""
-        from byok_tui.keys.index import read_index, remove_key, save_key
-
-        keys, entry = self._context.services.keys, entry_name(provider_id)
-        db = self._context.db
-
-        def write() -> None:
-            if command.strip():
-                save_key(keys, entry, provider_id, "default", command=command)
-                db.key_health.mark_set(provider_id, "default")
-            elif read_index(keys).command(provider_id):
-                remove_key(keys, entry, provider_id, "default")
-
-        self._submit(f"key:{entry}", "save the key command", write)
-
-    def set_failover(self, provider_id: str, on: bool) -> None:
-        from byok_tui.keys.index import set_failover
-
-        keys = self._context.services.keys
-        self._submit(
-            f"failover:{provider_id}", "save failover", lambda: set_failover(keys, provider_id, on)
-        )
-
-    def key_rows(self) -> tuple[list[KeyRow], set[str]]:
-        """Every key of every provider with its health, as `keys list` shows them, and the
-        providers whose failover is on."""
-        from byok_tui.key_report import key_rows
-        from byok_tui.keys.overview import key_overview
-
-        self._settled()
-        services, book = self._context.services, self._context.db.key_health
-        overview = key_overview(providers(), services.keys, services.environ)
-        reminder = services.config.key_reminder_days()
-        rows = key_rows(overview, book.all(), book.set_times(), time.time(), reminder)
-        return rows, set(overview.failover)
-
-    def save_bot_key_choice(
-        self, bot_id: int, *, command: str | None = None, label: str | None = None
-    ) -> None:
-        """The command that prints the bot's own key, or the labelled key it uses (None or
-        empty: none)."""
-        db = self._context.db
-
-        def write() -> None:
-            if command is not None:
-                db.set_bot_key_command(bot_id, command.strip() or None)
-            if label is not None:
-                db.set_bot_key_label(bot_id, label.strip().lower() or None)
-
-        self._submit(f"bot-key:{bot_id}", "save the bot's key", write)
-
-    def save_bot_key(self, bot_id: int, value: str | None) -> None:
-        """Save (empty or None: remove) a bot's own key."""
-        db = self._context.db
-        self._submit(
-            f"bot-key:{bot_id}", "save the bot's key", lambda: db.set_bot_key(bot_id, value)
-        )
 
     def save_bot_config(self, bot_id: int, config: BotConfig) -> None:
         db = self._context.db
@@ -360,66 +289,6 @@ class AppData:
         self._settled()
         return self._context.db.branch.page(conversation_id, PAGE)
 
-    def limit_notes(self) -> dict[str, str]:
-        """Per provider, what its latest stated rate limits say when it matters."""
-        self._settled()
-        return limit_notes(self._context)
-
-    def spend(self, provider_id: str, model_id: str | None = None) -> Spend:
-        """What `provider_id` cost today and this month, its budgets, and what is left of
-        `model_id`'s free requests today (where the registry knows them)."""
-        self._settled()
-        return read_spend(self._context, provider_id, model_id)
-
-    def set_budget(self, budget: Budget) -> None:
-        db = self._context.db
-        self._run("set-budget", lambda: db.ledger.set_budget(budget))
-
-    def remove_budget(self, scope: str) -> bool:
-        """False when there was no budget for `scope`."""
-        db = self._context.db
-        return self._run("remove-budget", lambda: db.ledger.remove_budget(scope))
-
-    def budget_lines(self) -> list[str]:
-        """Every budget in words with its period's spend, marked when near or reached."""
-        from byok_tui.budgets import standing_of
-
-        self._settled()
-        db = self._context.db
-        lines = []
-        for budget in db.ledger.budgets():
-            standing = standing_of(db, budget)
-            mark = "⛔ reached: " if standing.reached else "⚠ " if standing.near else ""
-            lines.append(f"{mark}{standing.describe()}")
-        return lines
-
-    def stated_limits(self) -> dict[str, list[str]]:
-        """Per provider, what each key source's latest response said of its rate limits, with
-        its age: `global: 41/60 requests (reset 19s) (as of 12 s ago)`."""
-        import time
-
-        from byok_tui.providers.limits import RateLimits, age_in_words
-
-        self._settled()
-        found: dict[str, list[str]] = {}
-        for provider, source, seen, headers in self._context.db.ledger.rate_limits():
-            said = RateLimits.stored(headers).describe()
-            age = age_in_words(time.time() - seen)
-            found.setdefault(provider, []).append(f"{source}: {said} (as of {age})")
-        return found
-
-    def usage_overview(self) -> UsageOverview:
-        """Spend per day over the last 30 days per provider, and the totals per model."""
-        from byok_tui.usage_report import read_usage_overview
-
-        self._settled()
-        return read_usage_overview(self._context.db)
-
-    def request_log(self, limit: int) -> list[dict[str, Any]]:
-        """The `limit` latest requests, newest first."""
-        self._settled()
-        return self._context.db.ledger.requests(limit=limit)
-
     def search(self, typed: str) -> list[SearchHit]:
         """Every message and title matching `typed` (words, word*, "phrases"), newest first."""
         return self._context.db.search.search(typed)
@@ -427,12 +296,6 @@ class AppData:
     def bot(self, bot_id: int) -> Bot:
         self._settled()
         return self._context.db.bot(bot_id)
-
-    def stored_keys(self, providers: list[Provider]) -> dict[str, str]:
-        """Each provider's stored global key by provider id ("" when none)."""
-        self._settled()
-        stored = self._context.services.keys.get_many(entry_name(p.id) for p in providers)
-        return {p.id: stored.get(entry_name(p.id), "") for p in providers}
 
     async def list_models(self, provider: Provider, purpose: str) -> list[ListedModel]:
         """Ask the provider for its models (with the key just typed) and cache them.

@@ -62,14 +62,14 @@ class BotSettingsPane(ConfigPane):
         message.stop()
         if not get_provider(message.provider_id).needs_key:
             return  # a local runtime has no key entry
-        self.data.save_provider_key(message.provider_id, message.value)  # empty removes it
+        self.data.keys.save_provider_key(message.provider_id, message.value)  # empty removes it
         self.post_message(self.KeysChanged())
 
     def on_config_pane_bot_key_edited(self, message: ConfigPane.BotKeyEdited) -> None:
         message.stop()
         if (bot := self._keyed_bot()) is None:
             return
-        self.data.save_bot_key(bot.id, message.value)
+        self.data.keys.save_bot_key(bot.id, message.value)
         self.post_message(self.KeysChanged())
 
     def on_config_pane_bot_key_choice_edited(self, message: ConfigPane.BotKeyChoiceEdited) -> None:
@@ -79,7 +79,7 @@ class BotSettingsPane(ConfigPane):
         if message.command and REDACTED in message.command:
             self.notify("Not saved: the command holds a key ([REDACTED]).", severity="error")
             return
-        self.data.save_bot_key_choice(bot.id, command=message.command, label=message.label)
+        self.data.keys.save_bot_key_choice(bot.id, command=message.command, label=message.label)
         self.notify(
             "Saved: the next message uses it." if message.command or message.label else "Removed."
         )

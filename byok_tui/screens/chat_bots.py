@@ -121,7 +121,7 @@ class BotActions:
 
         def answered(remove: bool | None) -> None:
             if remove:
-                screen.data.save_bot_key(bot_id, None)
+                screen.data.keys.save_bot_key(bot_id, None)
                 screen.read_again()
 
         question = (

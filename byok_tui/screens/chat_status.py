@@ -80,8 +80,8 @@ class ChatStatus:
             # A message, not call_from_thread: it is handled in order with the screen's own
             # teardown, so a line found while the app closes never meets half-removed widgets.
             screen.post_message(KeyInUseFound(key))
-            spend = screen.data.spend(config.provider, config.model)
-            screen.post_message(SpendRead(spend, screen.data.limit_notes()))
+            spend = screen.data.spending.spend(config.provider, config.model)
+            screen.post_message(SpendRead(spend, screen.data.spending.limit_notes()))
 
         screen.run_worker(read, thread=True, exclusive=True, group="key-in-use")
 

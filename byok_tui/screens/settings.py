@@ -178,10 +178,10 @@ class SettingsScreen(Screen[None]):
     def _load_keys(self) -> None:
         keyed = [p for p in providers() if p.needs_key]
         try:
-            stored = self.data.stored_keys(keyed)
-            spends = [self.data.spend(p.id) for p in keyed]
-            budgets, limits = self.data.budget_lines(), self.data.stated_limits()
-            keys, failover = self.data.key_rows()
+            stored = self.data.keys.stored_keys(keyed)
+            spends = [self.data.spending.spend(p.id) for p in keyed]
+            budgets, limits = self.data.spending.budget_lines(), self.data.spending.stated_limits()
+            keys, failover = self.data.keys.key_rows()
         except ByokError as error:
             self.app.call_from_thread(self.notify, error.one_line(), severity="error")
             return
@@ -254,7 +254,7 @@ class SettingsScreen(Screen[None]):
                 severity="error",
             )
             return
-        self.data.save_key_command(provider_id, event.value)
+        self.data.keys.save_key_command(provider_id, event.value)
         name = get_provider(provider_id).display_name
         if event.value.strip():
             self.notify(f"The command for the {name} key is saved; the key it prints is not.")
@@ -265,7 +265,7 @@ class SettingsScreen(Screen[None]):
     @on(Checkbox.Changed, ".failover")
     def _failover_changed(self, event: Checkbox.Changed) -> None:
         provider_id = event.checkbox.name or ""
-        self.data.set_failover(provider_id, event.value)
+        self.data.keys.set_failover(provider_id, event.value)
         state = "on" if event.value else "off"
         self.notify(f"Failover between {get_provider(provider_id).display_name}'s keys is {state}.")
 
@@ -346,7 +346,7 @@ class SettingsScreen(Screen[None]):
         self._warn(provider_id, event.value, event.problem)
         if event.problem:
             return  # not saved: the warning says why
-        self.data.save_provider_key(provider_id, event.value)  # saved as it is typed
+        self.data.keys.save_provider_key(provider_id, event.value)  # saved as it is typed
 
     @on(Button.Pressed, ".test-key")
     def _test_pressed(self, event: Button.Pressed) -> None:
@@ -412,14 +412,14 @@ class SettingsScreen(Screen[None]):
     def _change_budget(self, budget: Budget | None, remove: str | None) -> None:
         try:
             if budget is not None:
-                self.data.set_budget(budget)
+                self.data.spending.set_budget(budget)
                 said = "Budget set."
-            elif remove is not None and self.data.remove_budget(remove):
+            elif remove is not None and self.data.spending.remove_budget(remove):
                 said = "Budget removed."
             else:
                 said = f"There was no budget for {remove}: nothing was removed."
-            budgets = self.data.budget_lines()
-            spends = [self.data.spend(p.id) for p in providers() if p.needs_key]
+            budgets = self.data.spending.budget_lines()
+            spends = [self.data.spending.spend(p.id) for p in providers() if p.needs_key]
         except ByokError as error:
             said = f"Could not change the budget: {error.one_line()}"
             self.post_message(BudgetsRead([], [], said, failed=True))

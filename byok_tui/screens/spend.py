@@ -98,7 +98,7 @@ class UsageScreen(_LedgerScreen):
         yield Footer()
 
     def read(self) -> UsageOverview:
-        return self.data.usage_overview()
+        return self.data.spending.usage_overview()
 
     def show(self, value: Any) -> None:
         overview: UsageOverview = value
@@ -154,7 +154,7 @@ class RequestsScreen(_LedgerScreen):
         yield Footer()
 
     def read(self) -> list[dict[str, Any]]:
-        return self.data.request_log(REQUESTS_SHOWN)
+        return self.data.spending.request_log(REQUESTS_SHOWN)
 
     def show(self, value: Any) -> None:
         rows: list[dict[str, Any]] = value

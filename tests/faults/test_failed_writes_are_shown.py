@@ -69,8 +69,8 @@ def a_response_states_limits(opened: Opened) -> None:
 
 
 WRITES: dict[str, Callable[[Opened], None]] = {
-    "save the key": lambda o: o.data.save_provider_key("openai", KEY),
-    "save the bot's key": lambda o: o.data.save_bot_key(o.bot_id, KEY),
+    "save the key": lambda o: o.data.keys.save_provider_key("openai", KEY),
+    "save the bot's key": lambda o: o.data.keys.save_bot_key(o.bot_id, KEY),
     "save the bot": lambda o: o.data.save_bot_config(
         o.bot_id, BotConfig("Renamed", "openai", "gpt-5.4-mini")
     ),
@@ -121,9 +121,9 @@ def test_a_write_whose_result_is_needed_raises_its_failure(
 
 def test_a_read_sees_every_write_queued_before_it(opened: Opened) -> None:
     opened.data.save_bot_config(opened.bot_id, BotConfig("Renamed", "openai", "gpt-5.4-mini"))
-    opened.data.save_provider_key("openai", KEY)
+    opened.data.keys.save_provider_key("openai", KEY)
     assert opened.data.bot(opened.bot_id).name == "Renamed"
-    assert opened.data.stored_keys([get_provider("openai")]) == {"openai": KEY}
+    assert opened.data.keys.stored_keys([get_provider("openai")]) == {"openai": KEY}
     assert opened.data.key_in_use(opened.bot_id).found
 
 
