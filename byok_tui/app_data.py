@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         Bot,
         BotConfig,
         Conversation,
+        Draft,
         KeyOverview,
         SearchHit,
         TranscriptPage,
@@ -123,15 +124,15 @@ class AppData:
         replaces them."""
         self._drafts_taken_over = (*self._drafts_taken_over, *runs)
 
-    def keep_draft(self, text: str, *, ending: bool = False) -> None:
-        """Keep what the composer holds, unsent, for the next start ("": nothing). `ending`:
+    def keep_draft(self, draft: Draft, *, ending: bool = False) -> None:
+        """Keep what the composer holds, unsent, for the next start (empty: nothing). `ending`:
         the app is quitting, so a later start takes it over although this process lives on
         a moment (or, in tests, runs the app again)."""
         db, run = self._context.db, self._run_name + (ENDED if ending else "")
         # Each write says it all, as the writer runs only the latest.
         replacing = (*self._drafts_taken_over, self._run_name)
         self._submit(
-            "draft", "keep the message being written", lambda: db.keep_draft(run, text, replacing)
+            "draft", "keep the message being written", lambda: db.keep_draft(run, draft, replacing)
         )
 
     def remember_opened(self, bot_id: int, conversation_id: int | None) -> None:

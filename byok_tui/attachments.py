@@ -46,6 +46,9 @@ class Attachment:
     name: str  # the file's name, one line
     media_type: str  # text/plain, or one of IMAGE_TYPES
     data: bytes = field(repr=False)
+    # Where it was read from, while it is attached to a draft ("" once stored or imported):
+    # a draft kept for the next start names its files by it.
+    path: str = field(default="", repr=False, compare=False)
 
     @property
     def is_image(self) -> bool:
@@ -102,7 +105,7 @@ def read_attachment(path: Path) -> Attachment:
     if kind is not None:
         if len(data) > MAX_IMAGE_BYTES:
             raise _too_large(name, len(data), MAX_IMAGE_BYTES)
-        return Attachment(name, kind, data)
+        return Attachment(name, kind, data, str(path.absolute()))
     if b"\x00" in data:
         raise AttachmentError(
             f"{name} is not a file byok-tui can attach", remedy=f"Attach {WHAT_IS_TAKEN}."
@@ -116,7 +119,9 @@ def read_attachment(path: Path) -> Attachment:
         ) from None
     if len(data) > MAX_TEXT_BYTES:
         raise _too_large(name, len(data), MAX_TEXT_BYTES)
-    return Attachment(name, TEXT, strip_terminal_controls(text).encode("utf-8"))
+    return Attachment(
+        name, TEXT, strip_terminal_controls(text).encode("utf-8"), str(path.absolute())
+    )
 
 
 def _too_large(name: str, size: int, most: int) -> AttachmentError:

@@ -22,7 +22,7 @@ from byok_tui.keys import (
 from byok_tui.keys.overview import KeySnapshot, read_keys
 from byok_tui.keys.resolve import NoSuchLabelError
 from byok_tui.providers import endpoints
-from byok_tui.records import Bot, Conversation, KeyOverview, Spend, TranscriptPage
+from byok_tui.records import Bot, Conversation, Draft, KeyOverview, Spend, TranscriptPage
 from byok_tui.registry import get_provider, providers
 from byok_tui.runs import has_ended
 from byok_tui.sanitize import strip_terminal_controls
@@ -116,7 +116,7 @@ class ChatState:
     unsent: str  # a message sent while a conversation was opening, left by a process killed
     # The drafts of runs that have ended (run → text): what their composers held when they
     # quit, or a second before they were killed. Given back once, then this run's to keep.
-    drafts_left: dict[str, str]
+    drafts_left: dict[str, Draft]
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
     spend: Spend
     limits: dict[str, str]  # provider id → what its rate limits say, when it matters
@@ -263,7 +263,7 @@ def read_state(
         bot_key=store.bot_key(bot.id) or "",
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
-        drafts_left={run: text for run, text in store.drafts().items() if has_ended(run)},
+        drafts_left={run: draft for run, draft in store.drafts().items() if has_ended(run)},
         moved_to=moved_to,
         lost_provider=lost,
         spend=read_spend(context, bot.config.provider, bot.config.model),

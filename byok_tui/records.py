@@ -91,6 +91,17 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class Draft:
+    """What a composer held, not sent: its text and the files attached to it, by path."""
+
+    text: str = ""
+    files: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.text or self.files)
+
+
+@dataclass(frozen=True, slots=True)
 class TranscriptPage:
     """Messages of a conversation's branch on screen, in order, read a page at a time."""
 

@@ -22,6 +22,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -47,7 +48,7 @@ from byok_tui.providers.types import (
     StreamEvent,
     TextDelta,
 )
-from byok_tui.records import Bot, BotConfig, Conversation, TranscriptPage
+from byok_tui.records import Bot, BotConfig, Conversation, Draft, TranscriptPage
 from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_composer import ChatComposer
 from byok_tui.screens.chat_messages import (
@@ -65,6 +66,7 @@ from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.screens.reply_relay import ReplyRelay
 from byok_tui.send_schedule import SendSchedule
 from byok_tui.widgets.activity_line import ActivityLine
+from byok_tui.widgets.attachment_chips import AttachmentChips
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.reply_stream import ReplyStream
 from byok_tui.widgets.transcript import Transcript
@@ -133,6 +135,7 @@ class ChatColumn(Vertical):
         self._branch = Branch()  # what the next send replaces (an edit, a regeneration)
         self._branched = False  # the send in progress made a new branch
         self._outgoing: list[Attachment] = []  # the files the message being sent carries
+        self._attached_paths: list[str] = []  # where the files attached now were read from
         self._estimate_line = ""  # what sending the composer's text would cost
         # Sent while files were being read: each waits for them, in order, so that a path
         # pasted just before Enter goes with the message it was pasted into.
@@ -142,7 +145,7 @@ class ChatColumn(Vertical):
         yield ConversationTranscript(self.data, lambda: self._conversation, id="transcript")
         yield ActivityLine(id="activity")
         yield ReadingChips(self.data)
-        yield ChatComposer(self.data, self._sending_to)
+        yield ChatComposer(self.data, self._sending_to, self._files_attached)
 
     def on_mount(self) -> None:
         self.set_interval(0.5, self._tick_activity)
@@ -198,9 +201,23 @@ class ChatColumn(Vertical):
         """Show a stored message of the open conversation, marked (read first if need be)."""
         self.query_one(ConversationTranscript).show(message_id)
 
-    def give_back_drafts(self, drafts: dict[str, str]) -> None:
-        """The drafts runs that have ended left go back to the composer (once a run)."""
-        self.query_one(ChatComposer).give_back_drafts(drafts)
+    def give_back_drafts(self, drafts: dict[str, Draft]) -> None:
+        """The drafts runs that have ended left go back to the composer, their files attached
+        again (read anew: a file gone or changed since is said, once a run)."""
+        chips = self.query_one(ReadingChips)
+        for path in self.query_one(ChatComposer).give_back_drafts(drafts):
+            chips.attach(Path(path))
+
+    def _files_attached(self) -> list[str]:
+        # As the chips last said: the composer asks for them at the very end too, when the
+        # chips may be gone already.
+        return self._attached_paths
+
+    def on_attachment_chips_changed(self, message: AttachmentChips.Changed) -> None:
+        message.stop()
+        attached = self.query_one(ReadingChips).attachments
+        self._attached_paths = [file.path for file in attached if file.path]
+        self.query_one(ChatComposer).draft_changed()
 
     def give_back_unsent(self, text: str) -> bool:
         """A message a killed process left unsent goes back to the composer, once (True)."""

@@ -18,6 +18,7 @@ from textual.widgets import TextArea
 
 from byok_tui.app_data import AppData
 from byok_tui.errors import ByokError
+from byok_tui.records import Draft
 from byok_tui.widgets.composer import Composer
 
 ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated
@@ -32,17 +33,21 @@ class ChatComposer(Composer):
         line: str
 
     def __init__(
-        self, data: AppData, sending_to: Callable[[], tuple[int | None, int | None]]
+        self,
+        data: AppData,
+        sending_to: Callable[[], tuple[int | None, int | None]],
+        files: Callable[[], list[str]],
     ) -> None:
         """`sending_to`: the bot and the conversation a message would go to now (None: no bot
-        is open yet; a new conversation)."""
+        is open yet; a new conversation). `files`: the paths of the files attached now."""
         super().__init__()
         self.data = data
         self._sending_to = sending_to
+        self._files = files
         self._pause: Timer | None = None
         # Nothing is kept before the last run's draft is given back: it would overwrite it.
         self._keeping = False
-        self._kept = ""  # the draft as last handed to the writer ("": none of this run yet)
+        self._kept = Draft()  # the draft as last handed to the writer (empty: none yet)
         self._keep_due: Timer | None = None
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -52,28 +57,36 @@ class ChatComposer(Composer):
         if self._pause is not None:
             self._pause.stop()
         self._pause = self.set_timer(ESTIMATE_PAUSE, self._estimate)
-        self._draft_changed()
+        self.draft_changed()
 
     # The draft, kept for the next start ------------------------------------------------------
 
-    def give_back_drafts(self, drafts: dict[str, str]) -> None:
-        """Put back the drafts of runs that have ended (before anything typed since), once;
-        from then on what is typed is kept, in their place."""
+    @property
+    def kept_draft(self) -> Draft:
+        """What an exit must not lose: the text (an edit's changes too) and the files."""
+        return Draft(self.draft, tuple(self._files()))
+
+    def give_back_drafts(self, drafts: dict[str, Draft]) -> list[str]:
+        """Put back the text of the drafts of runs that have ended (before anything typed
+        since), once; from then on what is typed is kept, in their place. Returns the paths
+        of their files, for the caller to attach again."""
         if self._keeping:
-            return
+            return []
         self._keeping = True
         self.data.take_over_drafts(list(drafts))
-        if drafts:
-            given_back = "\n\n".join(drafts.values())
-            self.text = given_back + (f"\n{self.text}" if self.text else "")
+        texts = [draft.text for draft in drafts.values() if draft.text]
+        if texts:
+            self.text = "\n\n".join(texts) + (f"\n{self.text}" if self.text else "")
             self.move_cursor(self.document.end)
-        if self.draft:
+        if drafts or self.text:
             self._keep_draft()  # in their place, with what was typed meanwhile
+        return [path for draft in drafts.values() for path in draft.files]
 
-    def _draft_changed(self) -> None:
+    def draft_changed(self) -> None:
+        """The text or the files attached changed: kept within DRAFT_KEPT_WITHIN."""
         if not self._keeping:
             return
-        if not self.draft:  # sent or cleared: kept at once, so that a sent text never returns
+        if not self.kept_draft:  # sent or cleared: kept at once, so a sent one never returns
             if self._keep_due is not None:
                 self._keep_due.stop()
             self._keep_draft()
@@ -82,7 +95,7 @@ class ChatComposer(Composer):
 
     def _keep_draft(self, *, ending: bool = False) -> None:
         self._keep_due = None
-        draft = self.draft
+        draft = self.kept_draft
         if draft != self._kept or ending:
             self._kept = draft
             self.data.keep_draft(draft, ending=ending)
@@ -90,7 +103,7 @@ class ChatComposer(Composer):
     def on_unmount(self) -> None:
         # The app is ending (the app waits for its writes before it goes): kept now, as a
         # run that has ended, so that the next start gives it back.
-        if self._keeping and (self.draft or self._kept):
+        if self._keeping and (self.kept_draft or self._kept):
             self._keep_draft(ending=True)
 
     def _estimate(self) -> None:

@@ -37,7 +37,7 @@ from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fie
 from byok_tui.storage.bot_rows import insert_bot
 from byok_tui.storage.db import Progress
 from byok_tui.storage.ledger import insert_requests
-from byok_tui.storage.store import Store
+from byok_tui.storage.store import DRAFT_SETTING, Store
 
 EXPORT_FORMAT = "byok-tui-export"
 EXPORT_VERSION = 1
@@ -178,7 +178,12 @@ def export_all(
         "providers": dict(providers or {}),
         "bots": [{"uuid": b.uuid, **bot_fields(b.config)} for b in bots],
         "conversations": conversations,
-        "settings": store.settings(),
+        # A run's draft is not carried: its files are paths on this machine.
+        "settings": {
+            name: value
+            for name, value in store.settings().items()
+            if not name.startswith(DRAFT_SETTING)
+        },
         # What replies cost is in their messages; these hold no key (a key's last four
         # characters at most) and are merged on import.
         "budgets": [asdict(budget) for budget in store.ledger.budgets()],
@@ -484,6 +489,8 @@ def import_document(
                     (ids[current] if current else previous, conversation_id),
                 )
         for name, value in settings.items():
+            if name.startswith(DRAFT_SETTING):
+                continue  # never taken in: its files would name paths to attach here
             db.execute(
                 "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO NOTHING",
                 (clean_line(name), strip_terminal_controls(value)),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Button
 
 from byok_tui.attachments import Attachment
@@ -17,6 +18,9 @@ class AttachmentChips(Horizontal):
     AttachmentChips.-some { display: block; }
     AttachmentChips > Button { margin: 0 1 0 0; }
     """
+
+    class Changed(Message):
+        """A file was attached or taken off (or all went with a message sent)."""
 
     def __init__(self) -> None:
         super().__init__(id="attachments")
@@ -44,6 +48,7 @@ class AttachmentChips(Horizontal):
             for number, a in enumerate(self.attachments)
         )
         self.set_class(bool(self.attachments), "-some")
+        self.post_message(self.Changed())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.name is not None and event.button.has_class("chip"):

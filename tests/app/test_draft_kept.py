@@ -1,13 +1,17 @@
 """What is typed and not sent is never lost: the composer's draft comes back on the next start,
-after a quit here (and after a kill or a hang-up: tests/faults/test_nothing_lost.py). A sent
-message does not come back, an edit's changes are kept with the draft from before it, and a key
-in a draft is kept only redacted, as in a message."""
+after a quit here (and after a kill or a hang-up: tests/faults/test_nothing_lost.py), with the
+files attached to it read again. A sent message does not come back, an edit's changes are kept
+with the draft from before it, and a key in a draft is kept only redacted, as in a message."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from pathlib import Path
 
+from textual import events
 from textual.pilot import Pilot
+from textual.widgets import Button
 
 from byok_tui.paths import app_paths
 from byok_tui.screens.chat_composer import ChatComposer
@@ -39,10 +43,15 @@ async def composer_after_a_restart(fake: FakeProviders) -> str:
 
 
 def kept_drafts() -> list[str]:
-    """The drafts the database holds now, read from its file."""
+    """The text of the drafts the database holds now, read from its file."""
     with sqlite3.connect(app_paths().data_dir / "byok-tui.sqlite3") as db:
         rows = db.execute("SELECT value FROM settings WHERE name LIKE 'composer-draft:%'")
-        return [value for (value,) in rows]
+        return [json.loads(value)["text"] for (value,) in rows]
+
+
+def chips(pilot: Pilot[None]) -> list[str]:
+    column = chat(pilot.app)  # type: ignore[arg-type]
+    return [str(chip.label) for chip in column.query("#attachments Button").results(Button)]
 
 
 def database_text() -> str:
@@ -131,3 +140,35 @@ async def test_a_key_in_a_draft_is_kept_redacted() -> None:
     assert KEY not in database_text()
     assert kept_drafts() == ["my key is [REDACTED]"]
     assert await composer_after_a_restart(fake) == "my key is [REDACTED]"
+
+
+async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
+    tmp_path: Path,
+) -> None:
+    """A file is read again on the next start (what it holds then is what is sent); one gone
+    meanwhile is said, and the text stays."""
+    notes, gone = tmp_path / "notes.md", tmp_path / "gone.md"
+    notes.write_text("first version")
+    gone.write_text("soon deleted")
+    fake = a_conversation()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer = composer_of(pilot)
+        composer.focus()
+        for path in (notes, gone):
+            composer.post_message(events.Paste(str(path)))  # as a terminal drops a file
+            await pilot.pause()
+        await wait_for(pilot, lambda: len(chips(pilot)) == 2)
+        await pilot.press(*"see the notes")
+        await pilot.press("ctrl+q")
+    notes.write_text("second version, longer")
+    gone.unlink()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: chips(pilot) == ["📎 notes.md · 22 B ✕"])
+        assert composer_of(pilot).text == "see the notes"
+        said = [str(n.message) for n in app._notifications]
+        assert any("Not attached" in line and "gone.md" in line for line in said), said
+        await pilot.press("ctrl+q")

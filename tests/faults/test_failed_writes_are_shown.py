@@ -13,7 +13,7 @@ from textual.widgets import Input
 from byok_tui.app_data import AppData
 from byok_tui.keys.base import KeyStoreError
 from byok_tui.providers.limits import RateLimits
-from byok_tui.records import BotConfig
+from byok_tui.records import BotConfig, Draft
 from byok_tui.registry import get_provider
 from byok_tui.services import AppContext, open_services
 from byok_tui.storage.database import StorageError
@@ -78,7 +78,7 @@ WRITES: dict[str, Callable[[Opened], None]] = {
     "delete the conversation": lambda o: o.data.delete_conversation(o.conversation_id),
     "keep the message aside": lambda o: o.data.keep_unsent("a message"),
     "clear the message kept aside": lambda o: o.data.keep_unsent(""),
-    "keep the message being written": lambda o: o.data.keep_draft("half a thought"),
+    "keep the message being written": lambda o: o.data.keep_draft(Draft("half a thought")),
     "remember the conversation opened": lambda o: o.data.remember_opened(
         o.bot_id, o.conversation_id
     ),

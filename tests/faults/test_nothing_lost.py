@@ -266,7 +266,7 @@ def test_a_terminal_closed_mid_reply_ends_the_app_as_a_quit_does(hang_up: bool) 
         # and the terminal goes at once, well within the second a draft may wait
         the_terminal_goes(terminal, hang_up=hang_up)
     the_story_kept_partial(db)
-    assert list(Store(db).drafts().values()) == ["and-a-draft"]
+    assert [d.text for d in Store(db).drafts().values()] == ["and-a-draft"]
 
 
 def test_a_terminated_app_stores_what_it_had_and_gives_the_terminal_back() -> None:
@@ -287,7 +287,7 @@ def test_a_terminated_app_stores_what_it_had_and_gives_the_terminal_back() -> No
             terminal.proc.wait()
     assert terminal.proc.returncode == 143, f"ended by signal {-terminal.proc.returncode}"
     the_story_kept_partial(db)
-    assert list(Store(db).drafts().values()) == ["a-draft-too"]
+    assert [d.text for d in Store(db).drafts().values()] == ["a-draft-too"]
     given_back = terminal.seen[drawn:]
     for restore in (b"\x1b[?1049l", b"\x1b[?1000l", b"\x1b[?25h"):
         assert restore in given_back, f"the terminal was not restored ({restore!r})"
@@ -374,7 +374,7 @@ def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> Non
         assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
         terminal.type(b"an-unsent-thought")
         deadline = time.monotonic() + 10
-        while list(Store(db).drafts().values()) != ["an-unsent-thought"]:
+        while [d.text for d in Store(db).drafts().values()] != ["an-unsent-thought"]:
             assert time.monotonic() < deadline, "the draft was not kept within a second"
             time.sleep(0.05)
     finally:
@@ -396,7 +396,7 @@ def test_two_byok_tui_at_once_keep_each_its_own_draft() -> None:
     env = dict(os.environ, OPENAI_API_KEY=KEY)
 
     def kept() -> list[str]:
-        return sorted(Store(db).drafts().values()) if db.exists() else []
+        return sorted(d.text for d in Store(db).drafts().values()) if db.exists() else []
 
     first = InTerminal(env=env)
     second: InTerminal | None = None

@@ -11,7 +11,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.pricing import Cost
 from byok_tui.providers.types import Usage
-from byok_tui.records import BotConfig
+from byok_tui.records import BotConfig, Draft
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import EXPORT_VERSION, ExportFormatError, export_all, import_all
@@ -88,6 +88,24 @@ def test_export_then_import_round_trips_everything_but_keys(tmp_path, monkeypatc
     ]
     assert got[1].content == want[1].content
     assert ODD_GLOBAL not in got[0].content  # a key pasted into a message was scrubbed
+    assert target.settings() == {"theme": "nord"}
+
+
+def test_a_draft_is_neither_exported_nor_taken_in(tmp_path) -> None:
+    """A run's draft names files on its machine by path: an export leaves it out, and an
+    import (a hostile file, say) never brings one in, so no file is attached on its word."""
+    source = Store(tmp_path / "source.sqlite3")
+    fill(source)
+    source.keep_draft("a-run", Draft("half a thought", ("/home/me/notes.md",)))
+    exported = export_all(source, [])
+    assert b"half a thought" not in exported and b"notes.md" not in exported
+    document = json.loads(exported)
+    document["settings"]["composer-draft:planted"] = json.dumps(
+        {"text": "send this", "files": ["/home/me/.ssh/id_ed25519"]}
+    )
+    target = Store(tmp_path / "target.sqlite3")
+    import_all(target, json.dumps(document).encode())
+    assert target.drafts() == {}
     assert target.settings() == {"theme": "nord"}
 
 
