@@ -48,6 +48,7 @@ class ChatComposer(Composer):
         # Nothing is kept before the last run's draft is given back: it would overwrite it.
         self._keeping = False
         self._kept = Draft()  # the draft as last handed to the writer (empty: none yet)
+        self._taken_over = False  # drafts of ended runs were given back: they go at the end
         self._keep_due: Timer | None = None
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -72,14 +73,17 @@ class ChatComposer(Composer):
         of their files, for the caller to attach again."""
         if self._keeping:
             return []
-        self._keeping = True
+        # Kept in their place at the next change (this one's, if text comes back or was typed
+        # meanwhile: by then its files are attached again) or at the end; until then theirs
+        # stay as they were, so a kill now loses nothing.
+        self._keeping, self._taken_over = True, bool(drafts)
         self.data.take_over_drafts(list(drafts))
         texts = [draft.text for draft in drafts.values() if draft.text]
         if texts:
             self.text = "\n\n".join(texts) + (f"\n{self.text}" if self.text else "")
             self.move_cursor(self.document.end)
-        if drafts or self.text:
-            self._keep_draft()  # in their place, with what was typed meanwhile
+        elif self.text:
+            self.draft_changed()  # typed before: no change is coming
         return [path for draft in drafts.values() for path in draft.files]
 
     def draft_changed(self) -> None:
@@ -103,7 +107,7 @@ class ChatComposer(Composer):
     def on_unmount(self) -> None:
         # The app is ending (the app waits for its writes before it goes): kept now, as a
         # run that has ended, so that the next start gives it back.
-        if self._keeping and (self.kept_draft or self._kept):
+        if self._keeping and (self.kept_draft or self._kept or self._taken_over):
             self._keep_draft(ending=True)
 
     def _estimate(self) -> None:

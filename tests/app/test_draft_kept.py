@@ -17,7 +17,15 @@ from byok_tui.paths import app_paths
 from byok_tui.screens.chat_composer import ChatComposer
 from tests.support.fake_backend import FakeProviders
 from tests.support.keys import FAKE_KEYS
-from tests.support.pilot import app_answered_by, chat, replies, send, settle, wait_for
+from tests.support.pilot import (
+    app_answered_by,
+    chat,
+    replies,
+    send,
+    settle,
+    wait_for,
+    workers_done,
+)
 from tests.support.stored import one_exchange
 
 KEY = FAKE_KEYS["openai"]
@@ -171,4 +179,12 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
         assert composer_of(pilot).text == "see the notes"
         said = [str(n.message) for n in app._notifications]
         assert any("Not attached" in line and "gone.md" in line for line in said), said
+        await pilot.press("ctrl+q")
+    app = app_answered_by(fake)  # the file gone was said once: it is not asked for again
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: chips(pilot) == ["📎 notes.md · 22 B ✕"])
+        await workers_done(app)
+        await pilot.pause()
+        assert not [n for n in app._notifications if "gone.md" in str(n.message)]
         await pilot.press("ctrl+q")
