@@ -5,6 +5,7 @@ cannot be opened ends the app with one line, not a traceback."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import sys
@@ -449,3 +450,34 @@ async def test_a_worker_of_an_open_screen_that_misses_a_widget_is_still_a_crash(
             await pilot.pause(0.3)
     assert app.return_code == 1
     assert app.crash_report is not None and "no-such-widget" in app.crash_report
+
+
+@pytest.mark.parametrize("not_a_terminal", ["input", "error"])
+def test_the_app_without_a_terminal_says_so_instead_of_starting(not_a_terminal: str) -> None:
+    """Started from a pipe or a script, the app would quit at once at the end of its input, or
+    draw into a file (Textual draws on standard error): it says what it needs and what to use
+    instead, with status 2. Standard output may be redirected: the app does not draw there."""
+    import pty
+    import subprocess
+
+    leader, follower = pty.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "byok_tui"],
+            stdin=subprocess.DEVNULL if not_a_terminal == "input" else follower,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE if not_a_terminal == "error" else follower,
+            timeout=60,
+            check=False,
+        )
+        os.set_blocking(leader, False)
+        drawn = b""
+        with contextlib.suppress(OSError):
+            drawn = os.read(leader, 65536)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    said = (result.stderr or drawn).decode(errors="replace")
+    assert result.returncode == 2, said
+    assert f"its standard {not_a_terminal} is not one" in said, said
+    assert "byok-tui ask" in said
