@@ -32,14 +32,9 @@ from byok_tui.registry import history_provider
 from byok_tui.sanitize import clean_line
 from byok_tui.storage.bot_fields import bot_fields
 from byok_tui.storage.db import Progress
+from byok_tui.storage.export_checks import EXPORT_FORMAT, EXPORT_VERSION, LATEST_TIME, MAX_TEXT
 from byok_tui.storage.store import Store
-from byok_tui.storage.transfer import (
-    EXPORT_FORMAT,
-    EXPORT_VERSION,
-    LATEST_TIME,
-    MAX_TEXT,
-    import_document,
-)
+from byok_tui.storage.transfer import import_document
 
 Source = Literal["chatgpt", "claude"]
 # The service's name, which the bot its conversations come into is called (on the provider

@@ -7,67 +7,39 @@ each reply cost), setting, budget, row of the request log and provider the user 
 no global or environment key, and any known key value that found its way into a message is
 replaced (a request keeps a key's last four characters at most). Import merges by uuid (a
 second import of the same file changes nothing), never reads or writes keys, and changes
-nothing at all unless the whole file is valid.
+nothing at all unless the whole file is valid (storage/export_checks.py checks every field).
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from byok_tui.attachments import (
-    IMAGE_TYPES,
-    MAX_FILES,
-    MAX_IMAGE_BYTES,
-    MAX_TEXT_BYTES,
-    TEXT,
-    Attachment,
-    check_together,
-    image_type,
-)
-from byok_tui.records import Budget
-from byok_tui.redaction import redact_keys, redact_known_secrets, remember_secret
+from byok_tui.attachments import Attachment
+from byok_tui.redaction import redact_keys, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
-from byok_tui.storage.bot_fields import BotInputError, bot_fields, check_bot_fields
+from byok_tui.storage.bot_fields import bot_fields, check_bot_fields
 from byok_tui.storage.bot_rows import insert_bot
 from byok_tui.storage.db import Progress
+from byok_tui.storage.export_checks import (
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    MESSAGE_FIELDS,
+    check_branches,
+    check_budget,
+    check_message,
+    check_request,
+    checked_time,
+    checked_uuid,
+    parse_export,
+    require,
+)
 from byok_tui.storage.ledger import insert_requests
 from byok_tui.storage.store import DRAFT_SETTING, Store
-
-EXPORT_FORMAT = "byok-tui-export"
-EXPORT_VERSION = 1
-MAX_TEXT = 10 * 1024 * 1024
-_MESSAGE_FIELDS = (
-    "uuid",
-    "role",
-    "content",
-    "reasoning",
-    "provider",
-    "model",
-    "key_source",
-    "status",
-    "error_kind",
-    "error_message",
-    "input_tokens",
-    "output_tokens",
-    "created",
-    # What a reply cost (absent from exports made before prices were recorded).
-    "cached_input_tokens",
-    "reasoning_tokens",
-    "cost_usd",
-    "price",
-    "fallback",  # answered by one of the bot's fallbacks (absent from older exports: no)
-)
-MOST_USD = 1_000_000.0  # a reply's cost above this is not a cost
-
-
-class ExportFormatError(BotInputError):
-    """A file that is not a byok-tui export this version can read."""
 
 
 def _scrub(value: Any) -> Any:
@@ -95,43 +67,6 @@ def _exported(row: Any, attachments: list[Attachment]) -> dict[str, Any]:
     return message
 
 
-def _check_attachments(raw: Any) -> list[Attachment]:
-    """A message's files from an export, held to what attaching a file allows."""
-    if raw is None:
-        return []
-    _require(isinstance(raw, list) and len(raw) <= MAX_FILES, "a message's attachments are invalid")
-    checked = []
-    for entry in raw:
-        _require(isinstance(entry, dict), "an attachment must be an object")
-        name, kind, data = entry.get("name"), entry.get("media_type"), entry.get("data")
-        _require(isinstance(name, str) and 0 < len(name) <= 200, "an attachment name is invalid")
-        _require(kind in (TEXT, *IMAGE_TYPES), "an attachment type is not one byok-tui takes")
-        _require(
-            isinstance(data, str) and len(data) <= (MAX_IMAGE_BYTES * 4) // 3 + 4,
-            "an attachment is invalid or too large",
-        )
-        try:
-            content = base64.b64decode(data, validate=True)
-        except ValueError:
-            raise ExportFormatError(
-                "the file is not a valid byok-tui export: an attachment is not base64"
-            ) from None
-        if kind == TEXT:
-            try:
-                text = content.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ExportFormatError(
-                    "the file is not a valid byok-tui export: a text attachment is not UTF-8"
-                ) from None
-            _require(len(content) <= MAX_TEXT_BYTES, "a text attachment is too large")
-            content = redact_known_secrets(strip_terminal_controls(text)).encode("utf-8")
-        else:
-            _require(image_type(content) == kind, "an image attachment is not what it says")
-        checked.append(Attachment(clean_line(name), str(kind), content))
-    check_together(checked)
-    return checked
-
-
 def export_all(
     store: Store, known_keys: Iterable[str], providers: Mapping[str, Any] | None = None
 ) -> bytes:
@@ -149,7 +84,7 @@ def export_all(
             # Every branch; each message names the one it follows, the conversation the
             # message its branch on screen ends at.
             rows = db.execute(
-                f"SELECT m.id, {', '.join(f'm.{f}' for f in _MESSAGE_FIELDS)},"  # noqa: S608
+                f"SELECT m.id, {', '.join(f'm.{f}' for f in MESSAGE_FIELDS)},"  # noqa: S608
                 " p.uuid AS parent_uuid FROM messages m LEFT JOIN messages p"
                 " ON p.id = m.parent_id WHERE m.conversation_id = ? ORDER BY m.id",
                 (conversation.id,),
@@ -201,177 +136,8 @@ class ImportSummary:
     requests_added: int = 0
 
 
-def _require(condition: bool, problem: str) -> None:
-    if not condition:
-        raise ExportFormatError(f"the file is not a valid byok-tui export: {problem}")
-
-
-def _uuid(value: Any) -> str:
-    _require(isinstance(value, str) and 0 < len(value) <= 64, "a uuid is missing or malformed")
-    return str(value)
-
-
-# The ranges a stored number can have: a time from 1970 to the year 3000; a token count no
-# reply comes near. Outside them a value is refused, with its field named, before anything is
-# written (SQLite's integers stop at 2**63; a float can be infinite or not a number).
-LATEST_TIME = 32_503_680_000.0
-MOST_TOKENS = 10**12
-
-
-def _number(value: Any, what: str) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    _require(ok, f"{what} must be a number")
-    _require(isinstance(value, int) or math.isfinite(value), f"{what} must be a finite number")
-    _require(0 <= value <= LATEST_TIME, f"{what} is out of range (1970 to the year 3000)")
-    return float(value)
-
-
-def _count(value: Any, what: str) -> int | None:
-    if value is None:
-        return None
-    _require(isinstance(value, int) and not isinstance(value, bool), f"{what} is invalid")
-    _require(0 <= value <= MOST_TOKENS, f"{what} is out of range (0 to {MOST_TOKENS:,})")
-    return int(value)
-
-
-def _cost(value: Any) -> float | None:
-    """None stays None: an unknown price is never made $0."""
-    if value is None:
-        return None
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    _require(ok and math.isfinite(value), "a message cost must be a finite number")
-    _require(0 <= value <= MOST_USD, f"a message cost is out of range (0 to {MOST_USD:,.0f})")
-    return float(value)
-
-
-def _check_message(raw: Any) -> dict[str, Any]:
-    _require(isinstance(raw, dict), "a message must be an object")
-    message = {name: raw.get(name) for name in _MESSAGE_FIELDS}
-    message["uuid"] = _uuid(message["uuid"])
-    _require(message["role"] in ("user", "assistant"), "a message role is not user/assistant")
-    _require(message["status"] in ("complete", "partial", "error"), "a message status is unknown")
-    for name in ("content", "reasoning"):
-        value = message[name] if message[name] is not None else ""
-        _require(isinstance(value, str) and len(value) <= MAX_TEXT, f"message {name} is invalid")
-        # Stored as a message of this app's is: terminal-safe, with no known key in it.
-        message[name] = redact_known_secrets(strip_terminal_controls(value))
-    for name in ("provider", "model", "key_source", "error_kind", "error_message", "price"):
-        value = message[name]
-        _require(
-            value is None or (isinstance(value, str) and len(value) <= 10_000),
-            f"message {name} is invalid",
-        )
-        message[name] = clean_line(value) if value else value
-    for name in ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens"):
-        message[name] = _count(message[name], f"message {name}")
-    message["cost_usd"] = _cost(message["cost_usd"])
-    _require(message["fallback"] in (None, 0, 1, True, False), "message fallback is invalid")
-    message["fallback"] = int(bool(message["fallback"]))
-    message["created"] = _number(message["created"], "a message time")
-    parent = raw.get("parent_uuid")
-    message["parent_uuid"] = None if parent is None else _uuid(parent)
-    message["follows_previous"] = "parent_uuid" not in raw  # an export made before branches
-    message["attachments"] = _check_attachments(raw.get("attachments"))
-    return message
-
-
-def _check_branches(messages: list[dict[str, Any]], current: Any) -> str | None:
-    """Each message follows one before it in the same conversation; the branch on screen
-    ends at one of them. The uuid it ends at (None: the last message)."""
-    seen: set[str] = set()
-    for message in messages:
-        parent = message["parent_uuid"]
-        _require(parent is None or parent in seen, "a message follows one not before it")
-        seen.add(message["uuid"])
-    if current is None:
-        return None
-    _require(_uuid(current) in seen, "a conversation's current message is not one of its own")
-    return str(current)
-
-
-def _text(value: Any, what: str, most: int, *, optional: bool = False) -> str | None:
-    if value is None and optional:
-        return None
-    _require(isinstance(value, str) and len(value) <= 10_000, f"{what} is invalid")
-    return clean_line(redact_keys(str(value)))[:most]
-
-
-def _check_request(raw: Any) -> dict[str, Any]:
-    """One row of an imported request log, held to what byok-tui itself records."""
-    _require(isinstance(raw, dict), "a request must be an object")
-    status, last4, duration = raw.get("status"), raw.get("key_last4"), raw.get("duration_ms")
-    _require(
-        status is None or (isinstance(status, int) and 100 <= status <= 599),
-        "a request status is invalid",
-    )
-    _require(
-        last4 is None or (isinstance(last4, str) and len(last4) == 4 and last4.isalnum()),
-        "a request's key_last4 is invalid",
-    )
-    _require(
-        isinstance(duration, int) and not isinstance(duration, bool) and 0 <= duration <= 10**9,
-        "a request duration is invalid",
-    )
-    checked: dict[str, Any] = {
-        "uuid": _uuid(raw.get("uuid")),
-        "started": _number(raw.get("started"), "a request time"),
-        "status": status,
-        "key_last4": last4,
-        "duration_ms": duration,
-        "input_tokens": _count(raw.get("input_tokens"), "request input_tokens"),
-        "output_tokens": _count(raw.get("output_tokens"), "request output_tokens"),
-        "cost_usd": _cost(raw.get("cost_usd")),
-        "model": _text(raw.get("model"), "a request model", 200, optional=True),
-    }
-    for name, most in _REQUEST_TEXT.items():
-        checked[name] = _text(raw.get(name), f"a request {name}", most)
-    return checked
-
-
-_REQUEST_TEXT = {
-    "provider": 64,
-    "purpose": 32,
-    "method": 16,
-    "host": 255,
-    "path": 512,
-    "key_source": 32,
-    "outcome": 32,
-}
-
-
-def _check_budget(raw: Any) -> Budget:
-    _require(isinstance(raw, dict), "a budget must be an object")
-    scope, amount, per = raw.get("scope"), raw.get("amount_usd"), raw.get("per")
-    _require(isinstance(scope, str) and 0 < len(scope) <= 64, "a budget scope is invalid")
-    _require(per in ("day", "month"), "a budget period is not day/month")
-    return Budget(clean_line(str(scope)), _cost(amount) or 0.0, "day" if per == "day" else "month")
-
-
-def _parse(raw: bytes) -> dict[str, Any]:
-    try:
-        document = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ExportFormatError("the file is not a byok-tui export (it is not JSON)") from None
-    if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-        raise ExportFormatError("the file is not a byok-tui export")
-    version = document.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise ExportFormatError("the file is not a valid byok-tui export: no version")
-    if version > EXPORT_VERSION:
-        raise ExportFormatError(
-            f"the export is format version {version}, newer than this byok-tui reads "
-            f"({EXPORT_VERSION}); upgrade byok-tui"
-        )
-    _require(isinstance(document.get("bots"), list), "bots must be a list")
-    _require(isinstance(document.get("conversations"), list), "conversations must be a list")
-    _require(isinstance(document.get("settings", {}), dict), "settings must be an object")
-    _require(isinstance(document.get("requests", []), list), "requests must be a list")
-    _require(isinstance(document.get("budgets", []), list), "budgets must be a list")
-    return document
-
-
 def import_all(store: Store, raw: bytes) -> ImportSummary:
-    return import_document(store, _parse(raw))
+    return import_document(store, parse_export(raw))
 
 
 def import_document(
@@ -386,32 +152,34 @@ def import_document(
             {k: v for k, v in entry.items() if k != "uuid"} if isinstance(entry, dict) else entry
         )
         dropped.update(checked.dropped)
-        bots.append((_uuid(entry.get("uuid")), checked.config))
+        bots.append((checked_uuid(entry.get("uuid")), checked.config))
     known_bots = {uuid for uuid, _ in bots}
     conversations = []
     for entry in document["conversations"]:
-        _require(isinstance(entry, dict), "a conversation must be an object")
-        _require(_uuid(entry.get("bot_uuid")) in known_bots, "a conversation names an unknown bot")
+        require(isinstance(entry, dict), "a conversation must be an object")
+        require(
+            checked_uuid(entry.get("bot_uuid")) in known_bots, "a conversation names an unknown bot"
+        )
         title = entry.get("title")
-        _require(isinstance(title, str) and len(title) <= 1000, "a conversation title is invalid")
+        require(isinstance(title, str) and len(title) <= 1000, "a conversation title is invalid")
         messages = entry.get("messages")
-        _require(isinstance(messages, list), "a conversation's messages must be a list")
-        entries = [_check_message(m) for m in messages]
+        require(isinstance(messages, list), "a conversation's messages must be a list")
+        entries = [check_message(m) for m in messages]
         conversations.append(
             (
-                _uuid(entry.get("uuid")),
+                checked_uuid(entry.get("uuid")),
                 entry["bot_uuid"],
                 title,
-                _number(entry.get("created"), "a conversation time"),
-                _number(entry.get("updated"), "a conversation time"),
+                checked_time(entry.get("created"), "a conversation time"),
+                checked_time(entry.get("updated"), "a conversation time"),
                 entries,
-                _check_branches(entries, entry.get("current_uuid")),
+                check_branches(entries, entry.get("current_uuid")),
             )
         )
-    requests = [_check_request(row) for row in document.get("requests", [])]
-    budgets = [_check_budget(row) for row in document.get("budgets", [])]
+    requests = [check_request(row) for row in document.get("requests", [])]
+    budgets = [check_budget(row) for row in document.get("budgets", [])]
     settings = document.get("settings", {})
-    _require(
+    require(
         isinstance(settings, dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in settings.items()),
         "settings must map names to text",
@@ -463,12 +231,12 @@ def import_document(
                 parent = message["parent_uuid"]
                 parent_id = previous if message["follows_previous"] else ids.get(parent or "")
                 cursor = db.execute(
-                    f"INSERT INTO messages (conversation_id, {', '.join(_MESSAGE_FIELDS)},"  # noqa: S608
-                    f" updated, parent_id) VALUES (?, {', '.join('?' * len(_MESSAGE_FIELDS))},"
+                    f"INSERT INTO messages (conversation_id, {', '.join(MESSAGE_FIELDS)},"  # noqa: S608
+                    f" updated, parent_id) VALUES (?, {', '.join('?' * len(MESSAGE_FIELDS))},"
                     " ?, ?)",
                     (
                         conversation_id,
-                        *(message[f] for f in _MESSAGE_FIELDS),
+                        *(message[f] for f in MESSAGE_FIELDS),
                         message["created"],
                         parent_id,
                     ),

@@ -22,8 +22,9 @@ from byok_tui.records import BotConfig
 from byok_tui.registry import get_provider
 from byok_tui.sanitize import clean_line
 from byok_tui.storage.bot_fields import BotInputError
+from byok_tui.storage.export_checks import ExportFormatError
 from byok_tui.storage.store import Store
-from byok_tui.storage.transfer import ExportFormatError, import_all
+from byok_tui.storage.transfer import import_all
 
 PROPERTY = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -13,8 +13,9 @@ from byok_tui.pricing import Cost
 from byok_tui.providers.types import Usage
 from byok_tui.records import BotConfig, Draft
 from byok_tui.storage.bot_fields import BotInputError
+from byok_tui.storage.export_checks import EXPORT_VERSION, ExportFormatError
 from byok_tui.storage.store import Store
-from byok_tui.storage.transfer import EXPORT_VERSION, ExportFormatError, export_all, import_all
+from byok_tui.storage.transfer import export_all, import_all
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 from tests.support.spend import a_chat_request
