@@ -25,8 +25,10 @@ from benchmarks.support import (
     PYTHON,
     StallMonitor,
     Terminal,
+    app_terminal,
     compile_like_an_install,
     environment,
+    forget_drafts,
     launch_until,
     make_home,
     rss_mb,
@@ -65,7 +67,7 @@ def _start_app(env: dict[str, str], typing: bool) -> tuple[float, float, float |
     first one typed at once); else the resident memory (MB) SETTLE seconds after the
     composer was drawn (typing would load the cost estimate's tokenizer)."""
     started = time.perf_counter()
-    terminal = Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
+    terminal = app_terminal(env)
     try:
         composer = terminal.wait_for(b"Enter sends")
         chat: float | None = None
@@ -104,6 +106,7 @@ def _loaded_modules(env: dict[str, str], work: Path) -> Path:
     """The modules the app has loaded SETTLE seconds after its composer is drawn, one a line
     in the file returned (benchmarks/loaded_modules.py)."""
     listing = work / "loaded-modules.txt"
+    forget_drafts(env)  # a draft given back would load the estimate's tokenizer
     terminal = Terminal([PYTHON, str(HERE / "loaded_modules.py"), str(listing)], env, (120, 40))
     try:
         composer = terminal.wait_for(b"Enter sends")
@@ -199,6 +202,7 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, Memory]:
 async def _app_session(env: dict[str, str]):  # type: ignore[no-untyped-def]
     from byok_tui.app import build_app
 
+    forget_drafts(env)
     return build_app(env)
 
 
@@ -482,7 +486,7 @@ ECHO_KEYS = "ЖЗИЙКЛМНПФЦЧШЩЭЮЯ"  # drawn by nothing but the com
 def _paced_app_round(env: dict[str, str], server: Any, typing: bool) -> tuple[float, list[float]]:
     """One paced reply in the app in a terminal: the CPU it used from Enter until the reply
     ended and was drawn; with `typing`, the echo of a key typed every 0.4 s meanwhile."""
-    terminal = Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
+    terminal = app_terminal(env)
     try:
         terminal.wait_for(b"Enter sends")
         terminal.drain(1.0)  # the start-up's own work (the local runtime's probe) is over
@@ -543,7 +547,7 @@ def bench_paced_stream(work: Path, quick: bool) -> Result:
         stream_url = f"{server.base_url}/v1/chat/completions"
         async_reads, sync_reads = async_read_cpu(stream_url), sync_read_cpu(stream_url)
         _, echoes = _paced_app_round(env, server, typing=True)
-        terminal = Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
+        terminal = app_terminal(env)
         try:
             terminal.wait_for(b"Enter sends")
             terminal.drain(1.0)

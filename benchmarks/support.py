@@ -63,6 +63,21 @@ def fresh_heap() -> None:
     byok_tui.app._heap_frozen = False
 
 
+def forget_drafts(env: dict[str, str]) -> None:
+    """No draft left in the home by an earlier start: byok-tui gives one back to the composer
+    (drawn, and costed by the estimate), so every start a benchmark makes begins alike."""
+    from byok_tui.paths import app_paths
+    from byok_tui.storage.store import DRAFT_SETTING
+
+    database = app_paths(env).data_dir / "byok-tui.sqlite3"
+    if database.exists():
+        with contextlib.closing(sqlite3.connect(database)) as db, db:
+            db.execute(
+                "DELETE FROM settings WHERE substr(name, 1, ?) = ?",
+                (len(DRAFT_SETTING), DRAFT_SETTING),
+            )
+
+
 def make_home(root: Path, conversations: int, messages_each: int) -> dict[str, str]:
     """A BYOK_TUI_HOME with a key for every provider and a filled database; returns env."""
     root.mkdir(parents=True, exist_ok=True)
@@ -252,6 +267,12 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 
 
 PYTHON = sys.executable
+
+
+def app_terminal(env: dict[str, str]) -> Terminal:
+    """byok-tui started as a user starts it, in a 120x40 terminal of its own, with no draft."""
+    forget_drafts(env)
+    return Terminal([PYTHON, "-m", "byok_tui"], env, (120, 40))
 
 
 async def workers_done(app: Any) -> None:
