@@ -107,13 +107,12 @@ def test_a_corrupt_key_file_makes_list_fail_clearly_but_still_list_providers() -
 
 
 def test_set_on_a_terminal_asks_with_hidden_input() -> None:
-    terminal = InTerminal("keys", "set", "openai")
-    terminal.read_until(b"input hidden")
-    assert b"API key for OpenAI (input hidden)" in terminal.seen
-    terminal.type(OPENAI.encode() + b"\n")
-    terminal.read_until(b"Saved")
-    terminal.proc.wait(timeout=30)
-    terminal.close()
+    with InTerminal("keys", "set", "openai") as terminal:
+        terminal.read_until(b"input hidden")
+        assert b"API key for OpenAI (input hidden)" in terminal.seen
+        terminal.type(OPENAI.encode() + b"\n")
+        terminal.read_until(b"Saved")
+        terminal.proc.wait(timeout=30)
     assert terminal.proc.returncode == 0
     assert OPENAI.encode() not in terminal.seen  # the terminal never echoed it
     assert json.loads(app_paths().keys_file.read_text()) == {"app-apikey-openai": OPENAI}

@@ -282,9 +282,7 @@ def test_a_terminated_app_stores_what_it_had_and_gives_the_terminal_back() -> No
             wait_until(terminal.has_ended, terminal, said="SIGTERM did not end the app")
             terminal.drain()
         finally:
-            terminal.close()
-            terminal.proc.kill()
-            terminal.proc.wait()
+            terminal.end()
     assert terminal.proc.returncode == 143, f"ended by signal {-terminal.proc.returncode}"
     the_story_kept_partial(db)
     assert [d.text for d in Store(db).drafts().values()] == ["a-draft-too"]
@@ -308,8 +306,7 @@ def asked_in_a_terminal(
         wait_for_reply_text(db, stored, time.monotonic() + 30)
     except BaseException:
         terminal.proc.kill()
-        terminal.close()
-        terminal.proc.wait()
+        terminal.end()
         raise
     return terminal
 
@@ -369,24 +366,16 @@ def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> Non
     that second, and the next start puts it back in the composer."""
     db = app_paths().data_dir / "byok-tui.sqlite3"
     env = dict(os.environ, OPENAI_API_KEY=KEY)
-    terminal = InTerminal(env=env)
-    try:
+    with InTerminal(env=env) as terminal:
         assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
         terminal.type(b"an-unsent-thought")
         deadline = time.monotonic() + 10
         while [d.text for d in Store(db).drafts().values()] != ["an-unsent-thought"]:
             assert time.monotonic() < deadline, "the draft was not kept within a second"
             time.sleep(0.05)
-    finally:
         terminal.proc.kill()
-        terminal.proc.wait(timeout=30)
-        terminal.close()
-    again = InTerminal(env=env)
-    try:
+    with InTerminal(env=env) as again:
         assert again.read_until(b"an-unsent-thought"), "the draft did not come back"
-    finally:
-        again.close()
-        again.proc.wait(timeout=30)
 
 
 def test_two_byok_tui_at_once_keep_each_its_own_draft() -> None:
@@ -398,38 +387,27 @@ def test_two_byok_tui_at_once_keep_each_its_own_draft() -> None:
     def kept() -> list[str]:
         return sorted(d.text for d in Store(db).drafts().values()) if db.exists() else []
 
-    first = InTerminal(env=env)
-    second: InTerminal | None = None
-    try:
+    with InTerminal(env=env) as first:
         assert first.read_until(b"New chat"), "the first one's chat screen was never drawn"
         first.type(b"typed-in-the-first")
         wait_until(lambda: kept() == ["typed-in-the-first"], first, said="the draft not kept")
-        second = InTerminal(env=env)
-        assert second.read_until(b"New chat"), "the second one's chat screen was never drawn"
-        second.type(b"typed-in-the-second")
-        wait_until(
-            lambda: kept() == ["typed-in-the-first", "typed-in-the-second"],
-            first,
-            second,
-            said="one draft overwrote the other",
-        )
-        assert b"typed-in-the-first" not in second.seen, "a running one's draft was taken"
-        for quitting in (second, first):
-            quitting.type(b"\x11")  # ctrl+q
-            wait_until(quitting.has_ended, first, second, said="ctrl+q did not end it")
-            assert quitting.proc.returncode == 0
-    finally:
-        for terminal in (first, second):
-            if terminal is not None:
-                terminal.close()
-                terminal.proc.wait(timeout=30)
-    third = InTerminal(env=env)
-    try:
+        with InTerminal(env=env) as second:
+            assert second.read_until(b"New chat"), "the second one's chat screen was never drawn"
+            second.type(b"typed-in-the-second")
+            wait_until(
+                lambda: kept() == ["typed-in-the-first", "typed-in-the-second"],
+                first,
+                second,
+                said="one draft overwrote the other",
+            )
+            assert b"typed-in-the-first" not in second.seen, "a running one's draft was taken"
+            for quitting in (second, first):
+                quitting.type(b"\x11")  # ctrl+q
+                wait_until(quitting.has_ended, first, second, said="ctrl+q did not end it")
+                assert quitting.proc.returncode == 0
+    with InTerminal(env=env) as third:
         assert third.read_until(b"typed-in-the-first"), "the first one's draft is lost"
         assert third.read_until(b"typed-in-the-second"), "the second one's draft is lost"
-    finally:
-        third.close()
-        third.proc.wait(timeout=30)
 
 
 def wait_until(

@@ -35,6 +35,23 @@ class InTerminal:
         )
         os.close(follower)
         self.seen = b""  # everything drawn so far
+        self._closed = False
+
+    def __enter__(self) -> InTerminal:
+        return self
+
+    def __exit__(self, *_exception: object) -> None:
+        self.end()
+
+    def end(self) -> None:
+        """However the test went: the terminal closed and the app gone (killed if it has not
+        ended within 10 s of that), so that no test leaves a process behind."""
+        self.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
     def read_until(self, marker: bytes, timeout: float = 30) -> bool:
         """Read what it draws until `marker` is among it (True), the time is up or the
@@ -61,4 +78,6 @@ class InTerminal:
 
     def close(self) -> None:
         """The terminal goes away (its window closed, its SSH session dropped)."""
-        os.close(self.leader)
+        if not self._closed:
+            self._closed = True
+            os.close(self.leader)
