@@ -407,11 +407,13 @@ def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
 
 
 def run_app() -> int:
+    """The app, once it has a terminal to read keys from and draw on (status 2 if not)."""
     for name, stream in (("input", sys.stdin), ("error", sys.__stderr__)):
         if stream is None or not stream.isatty():  # Textual reads keys and draws there
-            sys.stderr.write(
-                f"byok-tui: the app needs a terminal, and its standard {name} is not one. "
-                'To ask from a script or a pipe: byok-tui ask "..." (byok-tui ask --help).\n'
-            )
+            if sys.stderr is not None:  # None: no console at all, nowhere to say it
+                sys.stderr.write(
+                    f"byok-tui: the app needs a terminal, and its standard {name} is not one. "
+                    'To ask from a script or a pipe: byok-tui ask "..." (byok-tui ask --help).\n'
+                )
             return 2
     return run_until_exit(build_app())
