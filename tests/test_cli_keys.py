@@ -122,6 +122,8 @@ def test_help_and_version_answer() -> None:
     help_text = run_cli("--help").stdout
     for expected in ("keys", "BYOK_TUI_HOME", "BYOK_TUI_KEYSTORE", "--log", "exit status"):
         assert expected in help_text
+    assert "kept until it is sent" in help_text  # what happens to a message being written
+    assert "From a script or a pipe: `byok-tui ask`" in help_text
     assert run_cli("--version").stdout.startswith("byok-tui ")
     keys_help = run_cli("keys", "--help").stdout
     for action in ("set", "get", "rm", "list", "path"):

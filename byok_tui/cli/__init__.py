@@ -34,7 +34,9 @@ DESCRIPTION = """\
 A terminal chat client for LLM providers. Bring your own API keys: they stay on this machine
 and are sent only to each provider's own endpoint.
 
-Run without a subcommand to start the app (quit with ctrl+q)."""
+Run without a subcommand to start the app, in a terminal (quit with ctrl+q). A message you are
+writing is kept until it is sent: after a quit, a closed terminal, a crash or a kill (what was
+typed a second before), the next start gives it back. From a script or a pipe: `byok-tui ask`."""
 
 EPILOG = f"""\
 where state lives:
