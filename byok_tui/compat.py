@@ -240,13 +240,15 @@ def input_ends_with_the_terminal() -> None:
             """False once the input has ended."""
             if ready:
                 try:
-                    text = decode(os.read(self.fileno, 4096), final=final)
+                    data = os.read(self.fileno, 4096)
                 except OSError:  # the terminal is gone (EIO)
                     return False
-                if not text:
+                if not data:  # the end of input; not a character's first bytes, decoding to ""
                     return False
-                for event in parser.feed(text):
-                    self.process_message(event)
+                # Fed only with text: an empty feed tells the parser the input has ended.
+                if text := decode(data, final=final):
+                    for event in parser.feed(text):
+                        self.process_message(event)
             for event in parser.tick():
                 self.process_message(event)
             return True
@@ -255,7 +257,8 @@ def input_ends_with_the_terminal() -> None:
             while not self.exit_event.is_set():
                 if not read_and_dispatch(bool(selector.select(0.1))):
                     # Nothing more will come: end as a hang-up does, then wait to be stopped.
-                    self._loop.call_soon_threadsafe(self._app.exit)
+                    with contextlib.suppress(RuntimeError):  # the loop has closed already
+                        self._loop.call_soon_threadsafe(self._app.exit)
                     self.exit_event.wait()
                     return
             selector.unregister(self.fileno)

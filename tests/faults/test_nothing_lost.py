@@ -421,3 +421,18 @@ def wait_until(
         for terminal in terminals:
             terminal.drain()
         time.sleep(0.02)
+
+
+def test_a_character_split_across_two_reads_is_typed_not_taken_for_the_end_of_input() -> None:
+    """A slow link can deliver the bytes of one character (here the two of é) in two reads:
+    the first decodes to nothing yet, which is not the end of the input: the app runs on and
+    the character lands whole."""
+    with InTerminal(env=dict(os.environ, OPENAI_API_KEY=KEY)) as terminal:
+        assert terminal.read_until(b"New chat"), "the chat screen was never drawn"
+        character = "é".encode()
+        terminal.type(character[:1])
+        time.sleep(0.5)  # read on its own
+        assert not terminal.has_ended(), "half a character was taken for the end of input"
+        terminal.type(character[1:] + b"-whole")
+        assert terminal.read_until("é-whole".encode()), "the character did not land whole"
+        assert not terminal.has_ended()
