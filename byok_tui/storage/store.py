@@ -403,7 +403,7 @@ class Store(BotRows):
 
 def _draft(value: str) -> Draft:
     """A draft as kept; text that is not one (written by hand, say) is kept as its text."""
-    with contextlib.suppress(ValueError):
+    with contextlib.suppress(ValueError, RecursionError):  # as an export's parse is
         kept = json.loads(value)
         if isinstance(kept, dict) and isinstance(kept.get("text", ""), str):
             files = kept.get("files", [])

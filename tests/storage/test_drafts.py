@@ -48,3 +48,11 @@ def test_keeping_replaces_the_drafts_taken_over_and_an_empty_one_removes() -> No
         store.keep_draft("new:ended", Draft(), replacing=("new",))
         assert store.drafts() == {}
         store.close()
+
+
+def test_a_row_nested_deeper_than_python_parses_reads_as_text() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(Path(folder) / "db.sqlite3")
+        store.set_setting(DRAFT_SETTING + "deep", "[" * 100_000)
+        assert store.drafts() == {"deep": Draft("[" * 100_000)}
+        store.close()
