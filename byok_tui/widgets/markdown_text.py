@@ -30,6 +30,7 @@ from textual.widget import Widget
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.markdown_blocks import (
+    SETTLE_CHARS,
     CodeBlock,
     block_parser,
     code_blocks,
@@ -114,6 +115,16 @@ class Part:
         if self.estimate[0] != width:
             self.estimate = (width, estimated_height(self.text, width))
         return self.estimate[1]
+
+
+def _first_difference(before: list[Strip] | None, after: list[Strip] | None) -> int:
+    """The first line at which `after` differs from `before` (0 when either is unknown)."""
+    if before is None or after is None:
+        return 0
+    for index, (line_before, line_after) in enumerate(zip(before, after, strict=False)):
+        if line_before != line_after:
+            return index
+    return min(len(before), len(after))
 
 
 class MarkdownText(Widget):
@@ -213,17 +224,15 @@ class MarkdownText(Widget):
         # closing padding follows its last line).
         live_start = self._offsets[-2] if len(self._offsets) > 1 else 0
         drawn_before = self.live.lines if self.live.width == width else None
-        frozen_before = len(self.frozen)
         blocks, rest = finished_blocks(self.live.text + text)
-        texts, leftover = group_blocks(blocks)
-        if texts:
+        if blocks:
             bursting = len(text) >= BURST_CHARS
             if bursting:
                 self._burst_until = monotonic() + BURST_QUIET
-            self.frozen += self._frozen(texts, after=leftover + rest, defer=bursting)
+            self._freeze(blocks, after=rest, defer=bursting)
             if any(part.deferred for part in self.frozen):
                 self._settle_later()
-            live = leftover + rest
+            live = rest
         else:
             live = self.live.text + text
         self.live.set_text(live, continued=bool(self.frozen))
@@ -234,25 +243,51 @@ class MarkdownText(Widget):
                 # As tall as laid out (the new words fit on the last line, or in the lines
                 # laid out ahead): a repaint of the lines that changed, not a layout of the
                 # screen, nor a redraw of the rest of the reply.
-                changed = live_start + self._first_change(drawn_before, frozen_before, width)
+                now = self._drawn_from(live_start, width)
+                changed = live_start + _first_difference(drawn_before, now)
                 self.refresh(Region(0, changed, width, max(1, laid_out - changed)))
                 return
         self._offsets_stale = True
         self.refresh(layout=True)
 
-    def _first_change(
-        self, drawn_before: list[Strip] | None, frozen_before: int, width: int
-    ) -> int:
-        """The first of the lines from the old live part's start on that now differ from
-        `drawn_before` (0 when that is unknown)."""
-        now = self.parts[frozen_before:]
-        if drawn_before is None or any(part.deferred for part in now):
-            return 0
-        lines = [line for part in now for line in self._lines(part, width)]
-        for index, (before, after) in enumerate(zip(drawn_before, lines, strict=False)):
-            if before != after:
-                return index
-        return min(len(drawn_before), len(lines))
+    def _freeze(self, blocks: list[str], *, after: str, defer: bool) -> None:
+        """Finished blocks leave the live part. They join the last frozen part while it is
+        shorter than SETTLE_CHARS, drawn alone (as its continuation) and their lines added to
+        its own, then make parts of their own: each is rendered once, not again with every
+        piece of text until a part's worth has gathered (re-rendering those was most of what
+        an append cost: some 800 characters of Markdown drawn ten times a second)."""
+        last = self.frozen[-1] if self.frozen else None
+        while blocks and last is not None and len(last.text) < SETTLE_CHARS:
+            self._extend(last, blocks.pop(0))
+        texts, leftover = group_blocks(blocks)
+        if leftover:
+            texts.append(leftover)
+        added = self._frozen(texts, after=after, defer=defer)
+        self.frozen += added
+        if defer and last is not None and last.width < 0 and not last.deferred:
+            # Not drawn yet, and the burst put a screenful after it: drawn only if seen.
+            width = self.size.width or self.app.size.width
+            below = estimated_height(after, width)
+            below += sum(part.estimated_height(width) for part in added)
+            last.deferred = below > self.app.size.height
+
+    def _extend(self, part: Part, text: str) -> None:
+        """`text` (whole blocks) added to the end of `part`, drawn as what follows it."""
+        if part.width > 0 and not part.deferred:
+            lines = self._render_part(Part(text, continued=True), part.width)
+            part.lines += lines
+            part.styled += [None] * len(lines)
+        part.text += text
+        part.estimate = (-1, 0)
+
+    def _drawn_from(self, row: int, width: int) -> list[Strip] | None:
+        """The lines from `row` on, as laid out now (None when a part there is deferred)."""
+        index = bisect_right(self._offsets, row) - 1
+        parts = self.parts[index:]
+        if any(part.deferred for part in parts):
+            return None
+        lines = [line for part in parts for line in self._lines(part, width)]
+        return lines[row - self._offsets[index] :]
 
     def grow_ahead(self, lines: int) -> None:
         """While text streams in, lay out `lines` blank lines ahead of it (STREAM_HEADROOM);
@@ -417,7 +452,11 @@ class MarkdownText(Widget):
     def _settle_some(self) -> None:
         """Render deferred parts, newest first, a few milliseconds at a time."""
         self._settle_timer = None
-        if monotonic() < self._burst_until or len(self._offsets) - 2 < len(self.frozen):
+        if (
+            monotonic() < self._burst_until
+            or len(self._offsets) - 2 < len(self.frozen)
+            or self._offsets_stale
+        ):
             # Text still pouring in, or parts not laid out yet (settling those would only
             # leave them for the next layout to render, all at once): later.
             self._settle_later()
