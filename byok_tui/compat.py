@@ -66,16 +66,27 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    drops) what is written after such a failure until it is stopped. Not reported upstream
    yet; once Textual's writer survives a failed write, remove this and keep the test in
    tests/faults/test_nothing_lost.py, which must pass unchanged.
+12. `markdown_parsed_by_one_parser`: a copy of a Rich `Markdown` whose `markup` and `parsed`
+   are set to another text, parsed by one parser made once. Rich's `Markdown.__init__` makes
+   a new markdown-it parser for every text (~0.2 ms: its rules, a linkifier compiling its
+   patterns, a renderer inspecting its own methods), a third of what drawing a short block
+   cost, and a reply's live block is drawn ten times a second. Rich offers no way to pass a
+   parser; once it does, use it and keep the test in tests/app/test_markdown_text.py (a
+   streamed reply draws what the whole reply draws), which must pass unchanged.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+import functools
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads point 5 too
     import asyncio
 
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
     from textual.app import App
     from textual.events import Resize
     from textual.geometry import Size
@@ -305,3 +316,28 @@ def output_ends_with_the_terminal() -> None:
     run.ends_with_output = True  # type: ignore[attr-defined]
     run.replaced = WriterThread.run  # type: ignore[attr-defined]  # for the canary
     WriterThread.run = run  # type: ignore[method-assign]
+
+
+@functools.lru_cache(maxsize=1)
+def _rich_markdown_parser() -> MarkdownIt:
+    # The parser Rich's Markdown makes for itself, made once. Parsing keeps its state in
+    # objects of its own, so threads may share it.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+@functools.lru_cache(maxsize=4)
+def _rich_markdown_template(code_theme: str, hyperlinks: bool) -> Markdown:
+    from rich.markdown import Markdown
+
+    return Markdown("", code_theme=code_theme, hyperlinks=hyperlinks)
+
+
+def markdown_parsed_by_one_parser(markup: str, *, code_theme: str, hyperlinks: bool) -> Markdown:
+    """Rich's `Markdown(markup, code_theme=..., hyperlinks=...)`, without making a parser of
+    its own (point 12)."""
+    markdown = copy.copy(_rich_markdown_template(code_theme, hyperlinks))
+    markdown.markup = markup
+    markdown.parsed = _rich_markdown_parser().parse(markup)
+    return markdown

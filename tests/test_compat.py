@@ -1,4 +1,5 @@
-"""Canaries: one per place byok-tui relies on Textual or httpx-sse internals (byok_tui/compat.py).
+"""Canaries: one per place byok-tui relies on Textual, Rich or httpx-sse internals
+(byok_tui/compat.py).
 
 After an upgrade, `pytest -m internals` says at once which reliance broke, by name, before the
 behaviour tests that depend on it fail in less obvious ways.
@@ -19,6 +20,7 @@ from textual.widgets import Static
 
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    markdown_parsed_by_one_parser,
     output_ends_with_the_terminal,
     page_keys_need_lines,
     screens_take_the_terminal_size_only,
@@ -223,3 +225,32 @@ def test_11_the_terminal_is_written_in_a_writer_thread_with_a_bounded_queue() ->
     assert "self._queue.put(None)" in inspect.getsource(WriterThread.stop)
     writer = WriterThread(io.StringIO())
     assert isinstance(writer._queue, Queue) and writer._queue.maxsize == MAX_QUEUED_WRITES
+
+
+MARKDOWN_SAMPLE = (
+    "# Title\n\nSome **bold**, ~~struck~~ and `code`, see https://example.com.\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\n- item\n\n```python\nx = 1\n```\n"
+)
+
+
+def test_12_rich_markdown_keeps_its_text_and_parse_in_markup_and_parsed() -> None:
+    """Rich's Markdown still parses its text in `__init__`, with the parser ours makes once
+    (the same tokens: tables and strikethrough on), into `parsed`, and renders from that: a
+    copy given another text and its parse draws what Rich's own Markdown of it draws."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    own = Markdown(MARKDOWN_SAMPLE, code_theme="monokai", hyperlinks=False)
+    ours = markdown_parsed_by_one_parser(MARKDOWN_SAMPLE, code_theme="monokai", hyperlinks=False)
+    assert vars(ours).keys() == vars(own).keys()
+    assert ours.markup == own.markup == MARKDOWN_SAMPLE
+    assert [(t.type, t.content) for t in ours.parsed] == [(t.type, t.content) for t in own.parsed]
+    assert "self.parsed" in inspect.getsource(Markdown.__rich_console__)
+
+    def drawn(markdown: Markdown) -> str:
+        console = Console(width=60, force_terminal=True, color_system="truecolor")
+        with console.capture() as capture:
+            console.print(markdown)
+        return capture.get()
+
+    assert drawn(ours) == drawn(own)

@@ -28,7 +28,11 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
+from byok_tui.compat import (
+    markdown_parsed_by_one_parser,
+    scroll_in_layout,
+    virtual_size_set_by_layout,
+)
 from byok_tui.markdown_blocks import (
     SETTLE_CHARS,
     CodeBlock,
@@ -71,10 +75,8 @@ CONTINUATION = "\u200b\n\n"
 def render_markdown(text: str, *, continued: bool = False) -> RichMarkdown:
     # Links show their address after the text (hyperlinks=False): a reply cannot hide where a
     # link goes behind friendly words.
-    from rich.markdown import Markdown as RichMarkdown
-
     source = CONTINUATION + text if continued else text
-    return RichMarkdown(source, code_theme="monokai", hyperlinks=False)
+    return markdown_parsed_by_one_parser(source, code_theme="monokai", hyperlinks=False)
 
 
 @lru_cache(maxsize=1)
