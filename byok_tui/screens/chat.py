@@ -54,7 +54,7 @@ from byok_tui.screens.start import EarlyInput
 from byok_tui.widgets.code_copies import CopyWanted
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.footer import Footer
-from byok_tui.widgets.markdown_text import warm_up
+from byok_tui.widgets.markdown_parts import warm_up
 from byok_tui.widgets.message_views import (
     AlternativeWanted,
     ContinueWanted,

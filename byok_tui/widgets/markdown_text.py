@@ -6,19 +6,17 @@ milliseconds. Here a reply is one widget drawing Rich's Markdown in parts: block
 has finished with are frozen into parts that are rendered once per width (a Static
 would render twice on every layout: once to measure, once to draw), and only the block still
 being written is re-rendered as text arrives. Nothing is mounted while a reply streams: each
-mount cost a layout of its own once it completed.
+mount cost a layout of its own once it completed. A part and its drawing are
+widgets/markdown_parts.py; this widget lays the parts out, draws them and settles the deferred.
 """
 
 from __future__ import annotations
 
 import functools
-import io
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import accumulate
 from time import monotonic, perf_counter
-from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -28,11 +26,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from byok_tui.compat import (
-    markdown_parsed_by_one_parser,
-    scroll_in_layout,
-    virtual_size_set_by_layout,
-)
+from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.markdown_blocks import (
     SETTLE_CHARS,
     CodeBlock,
@@ -43,9 +37,7 @@ from byok_tui.markdown_blocks import (
     finished_blocks,
     group_blocks,
 )
-
-if TYPE_CHECKING:
-    from rich.markdown import Markdown as RichMarkdown
+from byok_tui.widgets.markdown_parts import Part, first_difference
 
 # An append this large cannot come from a model streaming live (it would be some 40,000
 # characters a second at 20 frames a second): the reader is catching up with text that was
@@ -64,69 +56,6 @@ LARGE_CHARS = 20_000
 # each frame was a layout of the whole screen and, with the view following, a redraw of the
 # whole transcript (~2 + 5 ms): most of the CPU a paced reply cost.
 STREAM_HEADROOM = 12
-
-
-# A one-line paragraph rendered before a continued part, then dropped: Rich then lays the
-# part out exactly as in the middle of the whole reply (the blank line between blocks,
-# no start-of-document quirks), so a streamed reply draws what the whole reply would.
-CONTINUATION = "\u200b\n\n"
-
-
-def render_markdown(text: str, *, continued: bool = False) -> RichMarkdown:
-    # Links show their address after the text (hyperlinks=False): a reply cannot hide where a
-    # link goes behind friendly words.
-    source = CONTINUATION + text if continued else text
-    return markdown_parsed_by_one_parser(source, code_theme="monokai", hyperlinks=False)
-
-
-@lru_cache(maxsize=1)
-def warm_up() -> None:
-    """Load what drawing the first reply needs: Rich's Markdown, the block parser, Pygments'
-    Python lexer and the code theme (once). Done cold, in the middle of the first reply,
-    that took ~45 ms of the event loop; called from a thread before any reply is drawn."""
-    from rich.console import Console
-
-    block_parser()
-    sample = "Warm **up** with `code`:\n\n- a list\n\n```python\ndef up(): pass\n```\n"
-    Console(width=40, force_terminal=True, file=io.StringIO()).print(render_markdown(sample))
-
-
-class Part:
-    """A stretch of whole Markdown blocks and its lines, rendered once per width.
-
-    A `deferred` part is not rendered yet: its height is an estimate until it is drawn or
-    settled, so text that scrolls past unseen costs nothing while a reply streams.
-    """
-
-    def __init__(self, text: str, *, continued: bool, deferred: bool = False) -> None:
-        self.text = text
-        self.continued = continued  # follows another part of the same Markdown
-        self.deferred = deferred
-        self.lines: list[Strip] = []
-        self.width = -1  # the width `lines` were rendered at
-        self.estimate = (-1, 0)  # (width, estimated height) while deferred
-        self.styled: list[Strip | None] = []  # `lines` with the drawing's base style, when drawn
-
-    def set_text(self, text: str, *, continued: bool) -> None:
-        self.text, self.continued, self.width = text, continued, -1
-        self.estimate = (-1, 0)
-
-    def estimated_height(self, width: int) -> int:
-        """About how many lines it takes at `width` (estimated_height, worked out once per
-        width and text: a reply of megabytes has thousands of parts)."""
-        if self.estimate[0] != width:
-            self.estimate = (width, estimated_height(self.text, width))
-        return self.estimate[1]
-
-
-def _first_difference(before: list[Strip] | None, after: list[Strip] | None) -> int:
-    """The first line at which `after` differs from `before` (0 when either is unknown)."""
-    if before is None or after is None:
-        return 0
-    for index, (line_before, line_after) in enumerate(zip(before, after, strict=False)):
-        if line_before != line_after:
-            return index
-    return min(len(before), len(after))
 
 
 class MarkdownText(Widget):
@@ -246,7 +175,7 @@ class MarkdownText(Widget):
                 # laid out ahead): a repaint of the lines that changed, not a layout of the
                 # screen, nor a redraw of the rest of the reply.
                 now = self._drawn_from(live_start, width)
-                changed = live_start + _first_difference(drawn_before, now)
+                changed = live_start + first_difference(drawn_before, now)
                 self.refresh(Region(0, changed, width, max(1, laid_out - changed)))
                 return
         self._offsets_stale = True
@@ -330,19 +259,7 @@ class MarkdownText(Widget):
         return part.lines
 
     def _render_part(self, part: Part, width: int) -> list[Strip]:
-        if width <= 0 or not part.text.strip():
-            return []
-        console = self.app.console
-        options = self.app.console_options.update(highlight=False, width=width, height=None)
-        markdown = render_markdown(part.text, continued=part.continued)
-        lines = list(
-            Segment.split_and_crop_lines(
-                console.render(markdown, options), width, include_new_lines=False
-            )
-        )
-        if part.continued:
-            del lines[:1]  # the continuation paragraph
-        return [Strip(line, width) for line in lines]
+        return part.render(self.app.console, self.app.console_options, width)
 
     def _height(self, part: Part, width: int) -> int:
         if part.deferred:

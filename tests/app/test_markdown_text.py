@@ -21,13 +21,13 @@ from byok_tui.markdown_blocks import (
     finished_blocks,
     group_blocks,
 )
+from byok_tui.widgets.markdown_parts import Part
 from byok_tui.widgets.markdown_text import (
     BURST_CHARS,
     BURST_QUIET,
     LARGE_CHARS,
     STREAM_HEADROOM,
     MarkdownText,
-    Part,
 )
 from tests.support.pilot import wait_for
 
