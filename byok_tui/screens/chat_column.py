@@ -215,8 +215,11 @@ class ChatColumn(Vertical):
 
     def on_attachment_chips_changed(self, message: AttachmentChips.Changed) -> None:
         message.stop()
-        attached = self.query_one(ReadingChips).attachments
-        self._attached_paths = [file.path for file in attached if file.path]
+        chips = self.query_one(ReadingChips)
+        # A file still being read is in the draft too: quit before its read ends, and the
+        # next start reads it again.
+        self._attached_paths = [file.path for file in chips.attachments if file.path]
+        self._attached_paths += [str(path) for path in chips.being_read]
         self.query_one(ChatComposer).draft_changed()
 
     def give_back_unsent(self, text: str) -> bool:

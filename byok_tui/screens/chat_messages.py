@@ -4,6 +4,7 @@ service calls, and what a reply brings as it streams."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from textual.message import Message
 
@@ -152,6 +153,7 @@ class AttachmentRead(Message, bubble=False):
     """A file to attach was read and checked."""
 
     attachment: Attachment
+    path: Path  # as it was asked for
 
 
 @dataclass
@@ -159,4 +161,5 @@ class AttachmentRefused(Message, bubble=False):
     """A file could not be attached; `pasted`: the text it came from, typed after all."""
 
     error: ByokError
+    path: Path  # as it was asked for
     pasted: str | None = None

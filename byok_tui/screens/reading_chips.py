@@ -33,25 +33,32 @@ class ReadingChips(AttachmentChips):
     def __init__(self, data: AppData) -> None:
         super().__init__()
         self.data = data
-        self.reading = 0  # files being read
+        self.being_read: list[Path] = []  # files asked for whose read has not ended
+
+    @property
+    def reading(self) -> int:
+        """How many files are being read."""
+        return len(self.being_read)
 
     def attach(self, path: Path, pasted: str | None = None) -> None:
         """Read and check a file, in a thread; it becomes a chip. `pasted`: the text it came
         from, typed after all if it names no file."""
-        self.reading += 1
+        self.being_read.append(path)
+        self.post_message(self.Changed())  # it belongs to the draft from now on
         self._read(path, pasted)
 
     @work(thread=True, group="attach", exit_on_error=False)
     def _read(self, path: Path, pasted: str | None) -> None:
         try:
-            self.post_message(AttachmentRead(self.data.read_attachment(path)))
+            self.post_message(AttachmentRead(self.data.read_attachment(path), path))
         except ByokError as error:
-            self.post_message(AttachmentRefused(error, pasted))
+            self.post_message(AttachmentRefused(error, path, pasted))
         except Exception as error:  # never leave a message waiting for this file
             said = f"could not read {path.name}: {type(error).__name__}"
-            self.post_message(AttachmentRefused(ByokError(said), pasted))
+            self.post_message(AttachmentRefused(ByokError(said), path, pasted))
 
     def on_attachment_read(self, message: AttachmentRead) -> None:
+        self.being_read.remove(message.path)
         self.add(message.attachment)
         self._one_read()
 
@@ -61,9 +68,10 @@ class ReadingChips(AttachmentChips):
         if message.pasted is None or not isinstance(message.error, NoSuchFile):
             # (else it was text that only looked like a path)
             self.notify(f"Not attached: {message.error.one_line()}", severity="error", timeout=8)
+        self.being_read.remove(message.path)
+        self.post_message(self.Changed())
         self._one_read()
 
     def _one_read(self) -> None:
-        self.reading -= 1
         if not self.reading:
             self.post_message(self.AllRead())

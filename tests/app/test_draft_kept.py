@@ -9,10 +9,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button
 
+from byok_tui.attachments import Attachment
 from byok_tui.paths import app_paths
 from byok_tui.screens.chat_composer import ChatComposer
 from tests.support.fake_backend import FakeProviders
@@ -187,4 +189,44 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
         await workers_done(app)
         await pilot.pause()
         assert not [n for n in app._notifications if "gone.md" in str(n.message)]
+        await pilot.press("ctrl+q")
+
+
+async def test_a_file_still_being_read_at_the_end_is_attached_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file pasted just before a quit, its read not done yet, is in the draft all the same:
+    the next start attaches it."""
+    import threading
+
+    from byok_tui.app_data import AppData
+
+    report = tmp_path / "report.md"
+    report.write_text("slow to read")
+    reading, let_go = threading.Event(), threading.Event()
+    read_attachment = AppData.read_attachment
+
+    def slow(self: AppData, path: Path) -> Attachment:
+        reading.set()
+        let_go.wait(5)  # a large file on a slow disk
+        return read_attachment(self, path)
+
+    monkeypatch.setattr(AppData, "read_attachment", slow)
+    fake = a_conversation()
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer = composer_of(pilot)
+        composer.focus()
+        await pilot.press(*"read this")
+        composer.post_message(events.Paste(str(report)))
+        await wait_for(pilot, reading.is_set)
+        await pilot.press("ctrl+q")
+    let_go.set()
+    monkeypatch.setattr(AppData, "read_attachment", read_attachment)
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: chips(pilot) == ["📎 report.md · 12 B ✕"])
+        assert composer_of(pilot).text == "read this"
         await pilot.press("ctrl+q")
