@@ -81,6 +81,7 @@ class AppData:
         self.spending = SpendData(context, self._submit, self._run, self._settled)
         self._run_name = new_run()  # what this run keeps its composer's draft under
         self._drafts_taken_over: tuple[str, ...] = ()
+        self._drafts_given_back = False
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
         keep_what_the_client_reports(context.client, context.db, self._submit)
@@ -120,9 +121,10 @@ class AppData:
         self._submit("unsent", what, lambda: db.set_unsent_message(text))
 
     def take_over_drafts(self, runs: Sequence[str]) -> None:
-        """The drafts of these ended runs are in this run's composer now: its next keep
-        replaces them."""
+        """The drafts of these ended runs (claimed for this run as the chat state was read)
+        are in this run's composer now: its next keep replaces them."""
         self._drafts_taken_over = (*self._drafts_taken_over, *runs)
+        self._drafts_given_back = True
 
     def keep_draft(self, draft: Draft, *, ending: bool = False) -> None:
         """Keep what the composer holds, unsent, for the next start (empty: nothing). `ending`:
@@ -226,7 +228,9 @@ class AppData:
     ) -> ChatState:
         self._settled()
         keys_read, self._keys_read = self._keys_read, None
-        return read_state(self._context, bot_id, conversation_id, keys_read)
+        # Until the composer has given the drafts of ended runs back, each read claims them.
+        drafts_for = None if self._drafts_given_back else self._run_name
+        return read_state(self._context, bot_id, conversation_id, keys_read, drafts_for)
 
     def read_ahead(self, bot_id: int, conversation_id: int) -> None:
         """Read what the bot's next send in the conversation carries, ahead of it (a local

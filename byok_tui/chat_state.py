@@ -28,6 +28,7 @@ from byok_tui.runs import has_ended
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
 from byok_tui.storage.bot_rows import NotFoundError
+from byok_tui.storage.database import StorageError
 from byok_tui.storage.store import Store
 
 # Messages read and shown at a time: the newest when a conversation opens, then earlier ones
@@ -114,8 +115,9 @@ class ChatState:
     bot_key: str
     key_in_use: KeyInUse
     unsent: str  # a message sent while a conversation was opening, left by a process killed
-    # The drafts of runs that have ended (run → text): what their composers held when they
-    # quit, or a second before they were killed. Given back once, then this run's to keep.
+    # The drafts of runs that have ended (by the names they are claimed under for this run,
+    # so that another start at the same moment gets none of them): what their composers held
+    # when they quit, or a second before they were killed. Given back once, then this run's.
     drafts_left: dict[str, Draft]
     moved_to: str | None  # the provider the Default bot just moved to, following a new key
     spend: Spend
@@ -219,9 +221,12 @@ def read_state(
     bot_id: int | None = None,
     conversation_id: int | None = None,
     keys_read: tuple[KeyOverview, KeySnapshot] | None = None,
+    drafts_for: str | None = None,
 ) -> ChatState:
     """Everything the chat screen shows; `keys_read` when the keys were just read (at
-    start-up): else they are read now, once for all that follows from them.
+    start-up): else they are read now, once for all that follows from them. `drafts_for`:
+    the run whose composer is to give back the drafts of runs that have ended (claimed for
+    it); None once it has.
 
     `bot_id` None: the bot last opened (at start-up), with the conversation last opened.
     """
@@ -263,13 +268,24 @@ def read_state(
         bot_key=store.bot_key(bot.id) or "",
         key_in_use=key_in_use(context, bot, keys),
         unsent=store.unsent_message(),
-        drafts_left={run: draft for run, draft in store.drafts().items() if has_ended(run)},
+        drafts_left=_drafts_left(store, drafts_for),
         moved_to=moved_to,
         lost_provider=lost,
         spend=read_spend(context, bot.config.provider, bot.config.model),
         limits=limit_notes(context),
         older_conversations=store.conversation_count(bot.id) - len(conversations),
     )
+
+
+def _drafts_left(store: Store, run: str | None) -> dict[str, Draft]:
+    if run is None:
+        return {}
+    try:
+        return store.claim_drafts(run, has_ended)
+    except StorageError:
+        # The database takes no writes now (each later write says so): the drafts are given
+        # back all the same, only not claimed; nothing typed is kept from its writer.
+        return {name: draft for name, draft in store.drafts().items() if has_ended(name)}
 
 
 def _conversation_of(store: Store, bot_id: int, conversation_id: int | None) -> Conversation | None:

@@ -7,8 +7,6 @@ terminal-safe, and any key the user has in it redacted, before it is written.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import sqlite3
 import time
 import uuid
@@ -17,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from byok_tui.attachments import Attachment, size_label
-from byok_tui.records import Conversation, Draft, Message, MessageStatus
+from byok_tui.records import Conversation, Message, MessageStatus
 from byok_tui.redaction import redact, redact_keys, redact_known_secrets
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_rows import BotRows, NotFoundError
 from byok_tui.storage.branch import BranchReader, messages_from
 from byok_tui.storage.db import Progress
+from byok_tui.storage.draft_rows import DraftRows
 from byok_tui.storage.key_health import KeyHealthBook
 from byok_tui.storage.ledger import Ledger
 from byok_tui.storage.search import MessageSearch
@@ -38,7 +37,6 @@ UNSENT_MESSAGE_SETTING = "unsent-message"
 LAST_OPENED_SETTING = "last-opened"
 # What a run's composer held, not sent (the run's name follows: runs.py); a later start gives
 # back those of runs that have ended.
-DRAFT_SETTING = "composer-draft:"
 
 
 def _line(value: str | None) -> str | None:
@@ -57,7 +55,7 @@ def _message(row: sqlite3.Row) -> Message:
     return Message(**fields)
 
 
-class Store(BotRows):
+class Store(BotRows, DraftRows):
     """Bots (BotRows), conversations and messages, and the books kept beside them."""
 
     def __init__(self, path: Path, progress: Progress | None = None) -> None:
@@ -368,30 +366,6 @@ class Store(BotRows):
         """Keep `text` until it is stored in its conversation; "" when it has been."""
         self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
 
-    def drafts(self) -> dict[str, Draft]:
-        """Every composer's draft kept, by the run that kept it."""
-        rows = self.connection().execute(
-            "SELECT name, value FROM settings WHERE substr(name, 1, ?) = ? ORDER BY rowid",
-            (len(DRAFT_SETTING), DRAFT_SETTING),
-        )
-        return {row["name"][len(DRAFT_SETTING) :]: _draft(row["value"]) for row in rows}
-
-    def keep_draft(self, run: str, draft: Draft, replacing: Sequence[str] = ()) -> None:
-        """Keep `run`'s draft (empty: none; a key in it redacted, as in a message) instead of
-        the drafts of `replacing` (those it took over, its own under its name before), at
-        once."""
-        with self.transaction() as db:
-            db.executemany(
-                "DELETE FROM settings WHERE name = ?",
-                [(DRAFT_SETTING + name,) for name in (*replacing, run)],
-            )
-            if draft:
-                kept = {"text": redact_known_secrets(draft.text), "files": list(draft.files)}
-                db.execute(
-                    "INSERT INTO settings (name, value) VALUES (?, ?)",
-                    (DRAFT_SETTING + run, json.dumps(kept, ensure_ascii=False)),
-                )
-
     def set_setting(self, name: str, value: str) -> None:
         with self.transaction() as db:
             db.execute(
@@ -399,17 +373,6 @@ class Store(BotRows):
                 " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                 (name, value),
             )
-
-
-def _draft(value: str) -> Draft:
-    """A draft as kept; text that is not one (written by hand, say) is kept as its text."""
-    with contextlib.suppress(ValueError, RecursionError):  # as an export's parse is
-        kept = json.loads(value)
-        if isinstance(kept, dict) and isinstance(kept.get("text", ""), str):
-            files = kept.get("files", [])
-            paths = tuple(f for f in files if isinstance(f, str)) if isinstance(files, list) else ()
-            return Draft(kept.get("text", ""), paths)
-    return Draft(value)
 
 
 def _kept(attachment: Attachment) -> bytes:

@@ -25,6 +25,7 @@ from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import bot_fields, check_bot_fields
 from byok_tui.storage.bot_rows import insert_bot
 from byok_tui.storage.db import Progress
+from byok_tui.storage.draft_rows import DRAFT_SETTING
 from byok_tui.storage.export_checks import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
@@ -39,7 +40,7 @@ from byok_tui.storage.export_checks import (
     require,
 )
 from byok_tui.storage.ledger import insert_requests
-from byok_tui.storage.store import DRAFT_SETTING, Store
+from byok_tui.storage.store import Store
 
 
 def _scrub(value: Any) -> Any:
