@@ -17,7 +17,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.http_reads import async_read_cpu, sync_read_cpu
 from benchmarks.server import bench_server
@@ -34,6 +34,10 @@ from benchmarks.support import (
     rss_mb,
     workers_done,
 )
+
+if TYPE_CHECKING:
+    from byok_tui.app import ByokApp
+    from byok_tui.screens.chat import ChatScreen
 
 HERE = Path(__file__).resolve().parent
 
@@ -149,10 +153,11 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, Memory]:
         # takes keys at once; the chat screen replaces it once loaded. Memory is taken 2 s
         # after the composer is drawn: what loads after (the chat screen, the HTTP client,
         # the Markdown parser, the config pane) counts.
-        composer, chat, memory = _start_app(env, typing=False)
+        composer, chat, resident = _start_app(env, typing=False)
         composer_times.append(composer)
         chat_times.append(chat)
-        app_memory.append(float(memory))  # type: ignore[arg-type]
+        assert isinstance(resident, float)
+        app_memory.append(resident)
     # Keys typed from the moment the composer is drawn: when each is drawn (it takes keys).
     typed = [_start_app(env, typing=True)[2] for _ in range(1 if quick else 3)]
     libraries = [
@@ -191,28 +196,27 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, Memory]:
         "median ratio <= 1.2",
         ratio <= 1.2,
     )
-    memory = Memory(
+    return result, Memory(
         statistics.median(app_memory),
         statistics.median(base_memory),
         statistics.median(floor_memory),
     )
-    return result, memory
 
 
-async def _app_session(env: dict[str, str]):  # type: ignore[no-untyped-def]
+async def _app_session(env: dict[str, str]) -> ByokApp:
     from byok_tui.app import build_app
 
     forget_drafts(env)
     return build_app(env)
 
 
-async def _chat_screen(app):  # type: ignore[no-untyped-def]
+async def _chat_screen(app: ByokApp) -> ChatScreen:
     """The chat screen, once it has replaced the start screen (screens/start.py)."""
     from byok_tui.screens.chat import ChatScreen
 
-    while not (isinstance(app.screen, ChatScreen) and app.screen.is_mounted):
+    while not (isinstance(screen := app.screen, ChatScreen) and screen.is_mounted):
         await asyncio.sleep(0.002)
-    return app.screen
+    return screen
 
 
 async def bench_streaming(work: Path, quick: bool) -> Result:
@@ -271,7 +275,7 @@ async def bench_streaming(work: Path, quick: bool) -> Result:
             return next((when for when in painted if when > moment), None)
 
         ReplyView.append_text = timed_append  # type: ignore[method-assign]
-        Screen._compositor_refresh = timed_paint  # type: ignore[method-assign]
+        Screen._compositor_refresh = timed_paint  # type: ignore[method-assign,assignment]
         ChatColumn.on_reply_ended = timed_end  # type: ignore[method-assign]
         firsts: list[float] = []
         lasts: list[float] = []
@@ -414,7 +418,7 @@ async def _open_large(env: dict[str, str]) -> tuple[float, float]:
 
             def end_drawn() -> bool:
                 """The reply's last lines drawn at its width, scrolled into view."""
-                if getattr(body, "pending", False) or body.live.width != body.size.width:
+                if body.pending or body.live.width != body.size.width:
                     return False
                 return transcript.max_scroll_y > 0 and transcript.scroll_y >= (
                     transcript.max_scroll_y - 1
@@ -708,13 +712,15 @@ async def bench_send(work: Path, quick: bool) -> tuple[Result, Result]:
                 screen = await _chat_screen(app)
                 await workers_done(app)
                 await pilot.pause()
-                composer = screen.query_one("#composer")
+                from textual.widgets import TextArea
+
+                composer = screen.query_one("#composer", TextArea)
                 column = screen.query_one(ChatColumn)
 
                 async def send_and_wait(text: str) -> float:
                     """Type `text`, press Enter; when Enter was pressed."""
                     count = len(server.last_byte)
-                    composer.text = text  # type: ignore[attr-defined]
+                    composer.text = text
                     await pilot.pause()
                     pressed = time.perf_counter()
                     await pilot.press("enter")
@@ -773,7 +779,9 @@ async def _send_in_long(env: dict[str, str], server: Any) -> tuple[float, float]
             await workers_done(app)
             await pilot.pause()
             column = screen.query_one(ChatColumn)
-            screen.query_one("#composer").text = "one more question"  # type: ignore[attr-defined]
+            from textual.widgets import TextArea
+
+            screen.query_one("#composer", TextArea).text = "one more question"
             await pilot.pause()
             count = len(server.arrivals)
             monitor = StallMonitor()

@@ -67,7 +67,7 @@ def forget_drafts(env: dict[str, str]) -> None:
     """No draft left in the home by an earlier start: byok-tui gives one back to the composer
     (drawn, and costed by the estimate), so every start a benchmark makes begins alike."""
     from byok_tui.paths import app_paths
-    from byok_tui.storage.store import DRAFT_SETTING
+    from byok_tui.storage.draft_rows import DRAFT_SETTING
 
     database = app_paths(env).data_dir / "byok-tui.sqlite3"
     if database.exists():
