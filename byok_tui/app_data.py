@@ -12,9 +12,10 @@ no screen has to:
   sent at once is the key the request carries.
 
 Reads and the blocking writes run in the caller's thread: a worker thread, never the UI's.
-Two parts keep the same promises through the same writer (data_part.py): `keys`, the keys as
-the screens save and list them (key_data.py), and `spending`, spend, budgets, limits and the
-request log (spend_data.py).
+Three parts keep the same promises through the same writer (data_part.py): `keys`, the keys as
+the screens save and list them (key_data.py); `spending`, spend, budgets, limits and the
+request log (spend_data.py); and `drafts`, the composer's draft kept for the next start and
+those of ended runs given back (draft_data.py).
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ from byok_tui.chat_state import (
     key_in_use,
     read_state,
 )
+from byok_tui.draft_data import DraftData
 from byok_tui.errors import ByokError
 from byok_tui.key_data import KeyData
 from byok_tui.redaction import redact
 from byok_tui.registry import get_provider
 from byok_tui.request_log import keep_what_the_client_reports
-from byok_tui.runs import ENDED, new_run
 from byok_tui.spend_data import SpendData
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
         Bot,
         BotConfig,
         Conversation,
-        Draft,
         KeyOverview,
         SearchHit,
         TranscriptPage,
@@ -79,9 +79,7 @@ class AppData:
         self._writer = context.writer
         self.keys = KeyData(context, self._submit, self._run, self._settled)
         self.spending = SpendData(context, self._submit, self._run, self._settled)
-        self._run_name = new_run()  # what this run keeps its composer's draft under
-        self._drafts_taken_over: tuple[str, ...] = ()
-        self._drafts_given_back = False
+        self.drafts = DraftData(context, self._submit, self._run, self._settled)
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
         keep_what_the_client_reports(context.client, context.db, self._submit)
@@ -119,23 +117,6 @@ class AppData:
         db = self._context.db
         what = "keep the message aside" if text else "clear the message kept aside"
         self._submit("unsent", what, lambda: db.set_unsent_message(text))
-
-    def take_over_drafts(self, runs: Sequence[str]) -> None:
-        """The drafts of these ended runs (claimed for this run as the chat state was read)
-        are in this run's composer now: its next keep replaces them."""
-        self._drafts_taken_over = (*self._drafts_taken_over, *runs)
-        self._drafts_given_back = True
-
-    def keep_draft(self, draft: Draft, *, ending: bool = False) -> None:
-        """Keep what the composer holds, unsent, for the next start (empty: nothing). `ending`:
-        the app is quitting, so a later start takes it over although this process lives on
-        a moment (or, in tests, runs the app again)."""
-        db, run = self._context.db, self._run_name + (ENDED if ending else "")
-        # Each write says it all, as the writer runs only the latest.
-        replacing = (*self._drafts_taken_over, self._run_name)
-        self._submit(
-            "draft", "keep the message being written", lambda: db.keep_draft(run, draft, replacing)
-        )
 
     def remember_opened(self, bot_id: int, conversation_id: int | None) -> None:
         """The bot and conversation on screen: the next start opens them again."""
@@ -228,8 +209,7 @@ class AppData:
     ) -> ChatState:
         self._settled()
         keys_read, self._keys_read = self._keys_read, None
-        # Until the composer has given the drafts of ended runs back, each read claims them.
-        drafts_for = None if self._drafts_given_back else self._run_name
+        drafts_for = self.drafts.claiming_for
         return read_state(self._context, bot_id, conversation_id, keys_read, drafts_for)
 
     def read_ahead(self, bot_id: int, conversation_id: int) -> None:

@@ -77,7 +77,7 @@ class ChatComposer(Composer):
         # meanwhile: by then its files are attached again) or at the end; until then theirs
         # stay as they were, so a kill now loses nothing.
         self._keeping, self._taken_over = True, bool(drafts)
-        self.data.take_over_drafts(list(drafts))
+        self.data.drafts.take_over(list(drafts))
         texts = [draft.text for draft in drafts.values() if draft.text]
         if texts:
             self.text = "\n\n".join(texts) + (f"\n{self.text}" if self.text else "")
@@ -102,7 +102,7 @@ class ChatComposer(Composer):
         draft = self.kept_draft
         if draft != self._kept or ending:
             self._kept = draft
-            self.data.keep_draft(draft, ending=ending)
+            self.data.drafts.keep(draft, ending=ending)
 
     def on_unmount(self) -> None:
         # The app is ending (the app waits for its writes before it goes): kept now, as a

@@ -78,7 +78,7 @@ WRITES: dict[str, Callable[[Opened], None]] = {
     "delete the conversation": lambda o: o.data.delete_conversation(o.conversation_id),
     "keep the message aside": lambda o: o.data.keep_unsent("a message"),
     "clear the message kept aside": lambda o: o.data.keep_unsent(""),
-    "keep the message being written": lambda o: o.data.keep_draft(Draft("half a thought")),
+    "keep the message being written": lambda o: o.data.drafts.keep(Draft("half a thought")),
     "remember the conversation opened": lambda o: o.data.remember_opened(
         o.bot_id, o.conversation_id
     ),
