@@ -548,6 +548,11 @@ def bench_paced_stream(work: Path, quick: bool) -> Result:
             plain_cpus.append(float(report.read_text()))
             app_cpus.append(_paced_app_round(env, server, typing=False)[0])
         plain_cpu, app_cpu = statistics.median(plain_cpus), statistics.median(app_cpus)
+        # Beside it (no target), the same reply under a page of history: each time the reply
+        # grows, Textual lays out every widget the transcript holds (a page is 60 messages).
+        long_env = make_home(work / "paced-long", 1, 10 if quick else 100)
+        long_env["BYOK_TUI_OPENAI_BASE_URL"] = env["BYOK_TUI_OPENAI_BASE_URL"]
+        long_cpu = _paced_app_round(long_env, server, typing=False)[0]
         stream_url = f"{server.base_url}/v1/chat/completions"
         async_reads, sync_reads = async_read_cpu(stream_url), sync_read_cpu(stream_url)
         _, echoes = _paced_app_round(env, server, typing=True)
@@ -567,7 +572,8 @@ def bench_paced_stream(work: Path, quick: bool) -> Result:
         12,
         f"a {tokens:,}-token reply paced at {rate:.0f} tokens/s: app CPU; key echo meanwhile",
         f"CPU {app_cpu:.2f} s (median of {len(app_cpus)}: "
-        f"{', '.join(f'{cpu:.2f}' for cpu in app_cpus)}); "
+        f"{', '.join(f'{cpu:.2f}' for cpu in app_cpus)}; under a page of history "
+        f"{long_cpu:.2f} s); "
         f"echo median {_ms(echo_median)}, max {_ms(echo_max)}; the HTTP client alone reading "
         f"the stream: async {async_reads:.2f} s, blocking {sync_reads:.2f} s",
         f"plain-text client CPU {plain_cpu:.2f} s; idle echo {_ms(idle_median)}",
