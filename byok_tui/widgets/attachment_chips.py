@@ -20,7 +20,9 @@ class AttachmentChips(Horizontal):
     """
 
     class Changed(Message):
-        """A file was attached or taken off (or all went with a message sent)."""
+        """A file was attached or taken off (or all went with a message sent); in the chat
+        column's chips, also a file's read began or was refused (what is being read is in the
+        draft too)."""
 
     def __init__(self) -> None:
         super().__init__(id="attachments")
