@@ -67,7 +67,7 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    yet; once Textual's writer survives a failed write, remove this and keep the test in
    tests/faults/test_nothing_lost.py, which must pass unchanged.
 12. `markdown_parsed_by_one_parser`: a copy of a Rich `Markdown` whose `markup` and `parsed`
-   are set to another text, parsed by one parser made once. Rich's `Markdown.__init__` makes
+   are set to another text, parsed by one parser made once (a thread). Rich's `Markdown.__init__` makes
    a new markdown-it parser for every text (~0.2 ms: its rules, a linkifier compiling its
    patterns, a renderer inspecting its own methods), a third of what drawing a short block
    cost, and a reply's live block is drawn ten times a second. Rich offers no way to pass a
@@ -80,6 +80,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import threading
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads point 5 too
@@ -318,13 +319,19 @@ def output_ends_with_the_terminal() -> None:
     WriterThread.run = run  # type: ignore[method-assign]
 
 
-@functools.lru_cache(maxsize=1)
-def _rich_markdown_parser() -> MarkdownIt:
-    # The parser Rich's Markdown makes for itself, made once. Parsing keeps its state in
-    # objects of its own, so threads may share it.
-    from markdown_it import MarkdownIt
+_parsers = threading.local()
 
-    return MarkdownIt().enable("strikethrough").enable("table")
+
+def _rich_markdown_parser() -> MarkdownIt:
+    # The parser Rich's Markdown makes for itself, made once a thread: markdown-it does not
+    # say that threads may share one (a reply is drawn on the event loop while a thread warms
+    # the renderer up).
+    parser: MarkdownIt | None = getattr(_parsers, "parser", None)
+    if parser is None:
+        from markdown_it import MarkdownIt
+
+        parser = _parsers.parser = MarkdownIt().enable("strikethrough").enable("table")
+    return parser
 
 
 @functools.lru_cache(maxsize=4)

@@ -254,3 +254,19 @@ def test_12_rich_markdown_keeps_its_text_and_parse_in_markup_and_parsed() -> Non
         return capture.get()
 
     assert drawn(ours) == drawn(own)
+
+
+def test_12_each_thread_parses_with_a_parser_of_its_own() -> None:
+    """markdown-it does not say its parser may be shared by threads (a reply is drawn on the
+    event loop while a thread warms the renderer up): each thread has its own, made once."""
+    import threading
+
+    from byok_tui.compat import _rich_markdown_parser
+
+    here = _rich_markdown_parser()
+    assert _rich_markdown_parser() is here
+    elsewhere: list[object] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_rich_markdown_parser()))
+    thread.start()
+    thread.join(10)
+    assert elsewhere and elsewhere[0] is not here
