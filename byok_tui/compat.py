@@ -67,12 +67,13 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    yet; once Textual's writer survives a failed write, remove this and keep the test in
    tests/faults/test_nothing_lost.py, which must pass unchanged.
 12. `markdown_parsed_by_one_parser`: a copy of a Rich `Markdown` whose `markup` and `parsed`
-   are set to another text, parsed by one parser made once (a thread). Rich's `Markdown.__init__` makes
-   a new markdown-it parser for every text (~0.2 ms: its rules, a linkifier compiling its
-   patterns, a renderer inspecting its own methods), a third of what drawing a short block
-   cost, and a reply's live block is drawn ten times a second. Rich offers no way to pass a
-   parser; once it does, use it and keep the test in tests/app/test_markdown_text.py (a
-   streamed reply draws what the whole reply draws), which must pass unchanged.
+   are set to another text, parsed by one parser made once (a thread). Rich's
+   `Markdown.__init__` makes a new markdown-it parser for every text (~0.2 ms: its rules, a
+   linkifier compiling its patterns, a renderer inspecting its own methods), a third of what
+   drawing a short block cost, and a reply's live block is drawn ten times a second. Rich
+   offers no way to pass a parser; once it does, use it and keep the test in
+   tests/app/test_markdown_text.py (a streamed reply draws what the whole reply draws),
+   which must pass unchanged.
 """
 
 from __future__ import annotations
