@@ -30,6 +30,7 @@ from textual.widget import Widget
 from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    layouts_keep_their_map,
     output_ends_with_the_terminal,
     page_keys_need_lines,
     screens_take_the_terminal_size_only,
@@ -132,11 +133,12 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7 to 11
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7 to 13
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
         output_ends_with_the_terminal()
+        layouts_keep_their_map()
         self._services = services
         if services is not None:
             environ = services.environ

@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    layouts_keep_their_map,
     markdown_parsed_by_one_parser,
     output_ends_with_the_terminal,
     page_keys_need_lines,
@@ -270,3 +271,23 @@ def test_12_each_thread_parses_with_a_parser_of_its_own() -> None:
     thread.start()
     thread.join(10)
     assert elsewhere and elsewhere[0] is not here
+
+
+def test_13_a_layout_makes_the_full_map_and_leaves_it_marked_stale() -> None:
+    """Textual's `reflow` still makes the whole map (`_arrange_root(..., visible_only=False)`
+    into `_full_map`) without clearing `_full_map_invalidated`, which `full_map` and
+    `find_widget` still read before making it all again; ours clears it, once. If Textual's
+    reflow clears it itself, point 13 can go."""
+    from textual._compositor import Compositor
+
+    layouts_keep_their_map()
+    replaced = Compositor.reflow
+    layouts_keep_their_map()
+    assert Compositor.reflow is replaced
+    original = inspect.getsource(replaced.replaced)  # type: ignore[attr-defined]
+    assert "visible_only=False" in original and "self._full_map = map" in original
+    assert "_full_map_invalidated" not in original
+    assert "self._full_map_invalidated" in inspect.getsource(Compositor.find_widget)
+    full_map: property = vars(Compositor)["full_map"]
+    assert full_map.fget is not None
+    assert "_full_map_invalidated" in inspect.getsource(full_map.fget)

@@ -62,6 +62,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "from textual.widgets import OptionList\n"
         "from textual.drivers.linux_driver import LinuxDriver\n"
         "from textual.drivers._writer_thread import WriterThread\n"
+        "from textual._compositor import Compositor\n"
         "from byok_tui.app import ByokApp\n"
         f"ByokApp(None, environ={{'BYOK_TUI_HOME': {str(tmp_path)!r}}})\n"
         "assert getattr(Timer._run, 'next_interval', False), 'timers'\n"
@@ -69,6 +70,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "assert getattr(OptionList._move_page, 'needs_lines', False), 'page keys'\n"
         "assert getattr(LinuxDriver.run_input_thread, 'ends_with_input', False), 'input'\n"
         "assert getattr(WriterThread.run, 'ends_with_output', False), 'output'\n"
+        "assert getattr(Compositor.reflow, 'keeps_its_map', False), 'layouts'\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False

@@ -135,3 +135,59 @@ async def test_a_screen_under_another_settles_after_resizes_it_could_not_keep_up
         await settle(pilot)
         assert len(sizes) <= 4
         assert screen.size == Size(140, 40)
+
+
+async def test_a_layout_does_not_place_the_screen_again_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening a conversation longer than the screen, and scrolling it: once a layout has
+    placed the screen's widgets, nothing in the same frame places them all again. Textual's
+    layout made the whole map but left it marked stale whenever a scroll or a widget off
+    screen had marked it so, and the first widget whose place was asked for afterwards made
+    it all again (~10 ms of a 57 ms frame as the chat screen opened)."""
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+
+    from tests.support.keys import FAKE_KEYS
+    from tests.support.stored import one_exchange
+
+    store, conversation = one_exchange(FAKE_KEYS["openai"], "Long")
+    for number in range(40):
+        store.add_message(conversation.id, "user", f"question {number}\n\nin two paragraphs")
+        store.add_message(conversation.id, "assistant", f"answer {number} with **bold**")
+    store.close()
+    placed: list[str] = []  # in the layout in progress: "layout" when it placed them all
+    again: list[int] = []  # layouts after which they were all placed again
+    arrange_root, reflow = Compositor._arrange_root, Compositor.reflow
+    refresh_layout = Screen._refresh_layout
+
+    def counted_arrange(self: Compositor, *args: object, **kwargs: object) -> object:
+        if not kwargs.get("visible_only", args[2] if len(args) > 2 else True):
+            placed.append("again")
+        return arrange_root(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_reflow(self: Compositor, *args: object) -> object:
+        result = reflow(self, *args)  # type: ignore[arg-type]
+        placed.append("layout")
+        return result
+
+    def counted_layout(self: Screen[object], *args: object, **kwargs: object) -> None:
+        placed.clear()
+        refresh_layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        if "layout" in placed and "again" in placed[placed.index("layout") :]:
+            again.append(len(placed))
+
+    monkeypatch.setattr(Compositor, "_arrange_root", counted_arrange)
+    monkeypatch.setattr(Compositor, "reflow", counted_reflow)
+    monkeypatch.setattr(Screen, "_refresh_layout", counted_layout)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        transcript = chat(app).query_one(Transcript)
+        transcript.scroll_home(animate=False)
+        await pilot.pause()
+        transcript.scroll_end(animate=False)
+        await pilot.pause()
+        chat(app).query_one(Composer).text = "a draft"
+        await pilot.pause()
+    assert not again, f"{len(again)} layouts placed the screen twice"
