@@ -42,6 +42,14 @@ def composer_of(pilot: Pilot[None]) -> ChatComposer:
     return chat(pilot.app).query_one(ChatComposer)  # type: ignore[arg-type]
 
 
+async def focused_composer(pilot: Pilot[None]) -> ChatComposer:
+    """The chat screen's composer, once the chat screen is up, with the focus."""
+    await settle(pilot)
+    composer = composer_of(pilot)
+    composer.focus()
+    return composer
+
+
 async def composer_after_a_restart(fake: FakeProviders) -> str:
     """What the composer holds once a new app has started and read its state."""
     app = app_answered_by(fake)
@@ -76,9 +84,7 @@ async def test_a_draft_left_in_the_composer_is_back_after_a_quit() -> None:
     fake = a_conversation()
     app = app_answered_by(fake)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        composer = composer_of(pilot)
-        composer.focus()
+        await focused_composer(pilot)
         await pilot.press(*"half a thought")
         await pilot.press("ctrl+q")  # at once: not a second after the last key
     assert await composer_after_a_restart(fake) == "half a thought"
@@ -163,9 +169,7 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
     fake = a_conversation()
     app = app_answered_by(fake)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        composer = composer_of(pilot)
-        composer.focus()
+        composer = await focused_composer(pilot)
         for path in (notes, gone):
             composer.post_message(events.Paste(str(path)))  # as a terminal drops a file
             await pilot.pause()
@@ -215,9 +219,7 @@ async def test_a_file_still_being_read_at_the_end_is_attached_again(
     fake = a_conversation()
     app = app_answered_by(fake)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        composer = composer_of(pilot)
-        composer.focus()
+        composer = await focused_composer(pilot)
         await pilot.press(*"read this")
         composer.post_message(events.Paste(str(report)))
         await wait_for(pilot, reading.is_set)
