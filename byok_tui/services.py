@@ -42,8 +42,12 @@ def open_services(environ: Mapping[str, str] | None = None) -> Services:
 
 def use_config_providers(config: Config) -> None:
     """The providers `config` defines are the registry's user-defined ones from now on."""
-    from byok_tui.custom_providers import custom_providers
     from byok_tui.registry import use_custom_providers
+
+    if "providers" not in config.data:  # none: their module (~1.6 ms) is not loaded at start
+        use_custom_providers(())
+        return
+    from byok_tui.custom_providers import custom_providers
 
     use_custom_providers(custom_providers(config))
 

@@ -237,6 +237,48 @@ def test_what_the_first_reply_needs_is_loaded_in_the_background_once_the_chat_is
     assert done.stdout.strip() == "", f"not loaded: {done.stdout.strip()}"
 
 
+FIRST_FRAME = """
+import os, sys
+import byok_tui.app
+
+def drawn(app, message):
+    print(" ".join(sorted(sys.modules)))
+    app.exit()
+
+byok_tui.app.ByokApp.on_start_screen_drawn = drawn
+environ = {**os.environ, "OLLAMA_HOST": "127.0.0.1:9", "BYOK_TUI_KEYSTORE": "file"}
+byok_tui.app.build_app(environ).run(headless=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def loaded_by_the_first_frame() -> set[str]:
+    """The modules loaded once the first frame is drawn, in a fresh process, with the keys in
+    the key file (read before the first frame) and no config file."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(done.stdout.split())
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "byok_tui.custom_providers",  # ~1.6 ms: read only when the config file defines one
+        "byok_tui.attachments",  # ~0.7 ms: read when a path is pasted
+    ],
+)
+def test_the_first_frame_loads_nothing_it_does_not_draw_with(
+    module: str, loaded_by_the_first_frame: set[str]
+) -> None:
+    """Each module loaded before the first frame delays it (benchmark 1)."""
+    assert "byok_tui.screens.start" in loaded_by_the_first_frame
+    assert module not in loaded_by_the_first_frame
+
+
 @pytest.mark.parametrize(
     ("argv", "collecting"), [(["byok-tui"], False), (["byok-tui", "ask"], True)]
 )
