@@ -42,6 +42,7 @@ from byok_tui.errors import ByokError
 from byok_tui.key_records import KeyOverview
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeySnapshot, read_keys
+from byok_tui.launch import RUNNING_SWITCH_INTERVAL
 from byok_tui.paths import app_paths, ensure_private_dir, write_private
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
@@ -85,11 +86,12 @@ GC_YOUNG_THRESHOLD = 5_000
 TERMINATED = 128 + signal.SIGTERM  # the exit status of a process ended by SIGTERM, as `ask`'s
 
 
-def _freeze_heap_once() -> None:
-    """Move everything loaded so far (modules, styles, the screens) out of the collector's
-    sight: it lives as long as the app, and a full collection mid-stream then takes a few
-    ms, not ~35 ms; and collect less often. Once per process: a later app (tests,
-    benchmarks) must not freeze an earlier one's garbage for good."""
+def _run_as_started() -> None:
+    """Once the chat screen is up: move everything loaded so far (modules, styles, the
+    screens) out of the collector's sight: it lives as long as the app, and a full collection
+    mid-stream then takes a few ms, not ~35 ms; and collect less often (the heap is frozen
+    once per process: a later app, in tests and benchmarks, must not freeze an earlier one's
+    garbage for good). Threads switch at Python's default interval again."""
     global _heap_frozen
     if not _heap_frozen:
         _heap_frozen = True
@@ -97,6 +99,7 @@ def _freeze_heap_once() -> None:
         _, older, oldest = gc.get_threshold()
         gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
     gc.enable()  # off from the start until now (byok_tui/launch.py)
+    sys.setswitchinterval(RUNNING_SWITCH_INTERVAL)  # shorter while starting (launch.py)
 
 
 @dataclass
@@ -223,7 +226,7 @@ class ByokApp(App[None]):
         # Pushed over the start screen: Textual cannot switch away from the default screen.
         overview = message.keys_read[0] if message.keys_read else None
         await self.push_screen(ChatScreen(data, overview, early, clock=self.clock))
-        _freeze_heap_once()
+        _run_as_started()
         asked, self._when_started = self._when_started, []
         for action in asked:  # a screen asked for while starting: over the chat screen
             action()

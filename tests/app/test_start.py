@@ -305,6 +305,32 @@ async def test_the_collector_is_on_again_once_the_chat_screen_is_up() -> None:
         gc.enable()
 
 
+def test_threads_switch_every_half_millisecond_while_the_app_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's writer thread sends the first frame as soon as the busy event loop lets it
+    run: at Python's 5 ms, ~5 ms later."""
+    monkeypatch.setattr(sys, "argv", ["byok-tui"])
+    monkeypatch.setattr(byok_tui.cli, "main", sys.getswitchinterval)
+    before = sys.getswitchinterval()
+    try:
+        assert launch.run() == launch.STARTING_SWITCH_INTERVAL == 0.0005
+    finally:
+        gc.enable()
+        sys.setswitchinterval(before)
+
+
+async def test_threads_switch_at_python_s_default_once_the_chat_screen_is_up() -> None:
+    sys.setswitchinterval(launch.STARTING_SWITCH_INTERVAL)  # as the launcher leaves it
+    try:
+        app = make_app()
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            assert sys.getswitchinterval() == launch.RUNNING_SWITCH_INTERVAL == 0.005
+    finally:
+        sys.setswitchinterval(launch.RUNNING_SWITCH_INTERVAL)
+
+
 @pytest.mark.parametrize(
     ("key", "opens"),
     [("f1", "HelpScreen"), ("ctrl+s", "SettingsScreen"), ("ctrl+p", "CommandPalette")],
