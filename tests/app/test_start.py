@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from textual.events import Key, Paste
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList
 from textual.worker import WorkerFailed
 
 import byok_tui.app
@@ -27,13 +27,21 @@ from byok_tui.keys.overview import KeySnapshot
 from byok_tui.paths import app_paths
 from byok_tui.records import KeyOverview
 from byok_tui.registry import providers
-from byok_tui.screens.start import StartScreen
+from byok_tui.screens.start import StartScreen, StartSidebar
 from byok_tui.services import AppContext, Backend, Services
 from byok_tui.storage.db import Progress
 from byok_tui.widgets.composer import Composer
 from tests.support.fake_backend import FakeProviders
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 from tests.support.pilot import app_answered_by, chat, make_app, replies, settle, state, wait_for
+
+
+def start_rows(screen: object) -> list[str]:
+    """The provider rows the start screen's sidebar shows, as text (under its heading)."""
+    assert isinstance(screen, StartScreen)
+    lines = str(screen.query_one(StartSidebar).render()).splitlines()
+    assert lines[:2] == ["", " Providers"]
+    return [line.rstrip() for line in lines[2:]]
 
 
 @pytest.fixture
@@ -64,7 +72,7 @@ async def test_the_first_frame_shows_every_provider_and_its_key_state(
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
-        rows = str(app.screen.query_one("#providers", Static).render()).splitlines()
+        rows = start_rows(app.screen)
         assert [row[2:].split("  ")[0] for row in rows] == [p.display_name for p in providers()]
         by_name = {row[2:].split("  ")[0]: row for row in rows}
         assert by_name["Anthropic"] == "● Anthropic  key set"
@@ -87,7 +95,7 @@ async def test_with_the_keys_in_the_keyring_the_providers_come_first_and_their_s
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
-        rows = str(app.screen.query_one("#providers", Static).render()).splitlines()
+        rows = start_rows(app.screen)
         assert rows == [f"… {p.display_name}  reading keys" for p in providers()]
 
         held_at_start.set()
@@ -110,7 +118,7 @@ async def test_the_composer_takes_keys_in_the_first_frame_and_keeps_them(
         early = start.query_one(Composer)
         assert app.focused is early, "the first frame's composer takes keys"
         await pilot.press("h", "i", "space")
-        start.query_one("#providers").focus()  # text typed elsewhere goes into the composer
+        start.set_focus(None)  # text typed with the composer unfocused goes into it
         await pilot.press("t")
         app.post_message(Paste("here "))
         await wait_for(pilot, lambda: early.text == "hi there ")
