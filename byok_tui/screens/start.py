@@ -77,7 +77,7 @@ class StartSidebar(Widget):
 
     def __init__(self, rows: list[Text]) -> None:
         super().__init__(id="sidebar")
-        self.rows = rows
+        self._rows = rows
 
     def render(self) -> Content:
         return Content("\n").join(
@@ -86,7 +86,7 @@ class StartSidebar(Widget):
                 Content.assemble(" ", ("Providers", ".start-sidebar--heading")),
                 *(
                     Content.from_rich_text(row).extend_right(self.size.width).stylize("on $surface")
-                    for row in self.rows
+                    for row in self._rows
                 ),
             ]
         )

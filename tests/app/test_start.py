@@ -85,6 +85,27 @@ async def test_the_first_frame_shows_every_provider_and_its_key_state(
         assert chat(app).is_current
 
 
+async def test_the_first_frame_is_five_widgets_one_of_them_the_composer(
+    held_at_start: threading.Event,
+) -> None:
+    """Each widget of the first frame is styled, placed and drawn before it reaches the
+    terminal (~1 ms each on two shared cores): the header, the sidebar and the footer bar are
+    one widget each."""
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        start = app.screen
+        assert isinstance(start, StartScreen)
+        assert [type(widget).__name__ for widget in start.walk_children()] == [
+            "StartHeader",
+            "Horizontal",
+            "StartSidebar",
+            "Composer",
+            "Static",
+        ]
+        held_at_start.set()
+
+
 async def test_with_the_keys_in_the_keyring_the_providers_come_first_and_their_states_next(
     held_at_start: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
