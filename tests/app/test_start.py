@@ -106,6 +106,23 @@ async def test_the_first_frame_is_five_widgets_one_of_them_the_composer(
         held_at_start.set()
 
 
+@pytest.mark.parametrize("size", [(140, 40), (100, 30), (80, 12), (80, 9), (60, 20)])
+async def test_the_composer_does_not_move_when_the_chat_screen_replaces_the_first_frame(
+    size: tuple[int, int], held_at_start: threading.Event
+) -> None:
+    """Its place and height stay; only its right edge moves where the chat screen's config
+    pane joins it (wide terminals)."""
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        first = app.screen.query_one(Composer).region
+        held_at_start.set()
+        await settle(pilot)
+        then = chat(app).query_one(Composer).region
+        assert (then.x, then.y, then.height) == (first.x, first.y, first.height)
+
+
 async def test_with_the_keys_in_the_keyring_the_providers_come_first_and_their_states_next(
     held_at_start: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
