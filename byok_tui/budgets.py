@@ -148,11 +148,16 @@ def free_quota(
     per_day = get_provider(provider_id).model(model_id).free_requests_per_day
     if per_day is None:
         return None
-    moment = datetime.fromtimestamp(time.time() if now is None else now, _free_day_zone())
-    day_start = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    day_start = free_day_start(time.time() if now is None else now)
     resets_at = (day_start + timedelta(days=1)).timestamp()  # wall-clock midnight, DST and all
     used = store.ledger.chat_requests_since(provider_id, model_id, day_start.timestamp())
     return FreeQuota(provider_id, model_id, per_day, used, resets_at)
+
+
+def free_day_start(now: float) -> datetime:
+    """When the free tier's day that `now` falls in began: the last midnight Pacific time."""
+    moment = datetime.fromtimestamp(now, _free_day_zone())
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 class FreeQuotaReachedError(ByokError):

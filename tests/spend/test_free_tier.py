@@ -9,7 +9,9 @@ import time
 import uuid
 from typing import Any
 
-from byok_tui.budgets import free_quota
+import pytest
+
+from byok_tui.budgets import free_day_start, free_quota
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.screens.dialogs import ConfirmDialog
@@ -24,10 +26,12 @@ MODEL = "gemini-3.8-flash"  # 250 free requests a day in the registry
 
 def chats_sent_today(count: int, model: str = MODEL, status: int = 200) -> None:
     now = time.time()
+    # A minute ago, unless the free tier's day is younger than that (then at its start).
+    started = max(now - 60, free_day_start(now).timestamp())
     rows: list[dict[str, Any]] = [
         {
             "uuid": str(uuid.uuid4()),
-            "started": now - 60,
+            "started": started,
             "provider": "google",
             "purpose": "chat",
             "method": "POST",
@@ -63,6 +67,19 @@ def test_the_days_free_requests_are_counted_from_the_request_log() -> None:
     assert quota is not None and (quota.used, quota.per_day) == (3, 250)
     assert 0 < quota.resets_at - time.time() <= 25 * 3600  # the next midnight Pacific time
     assert free_quota(open_store(open_services()), "openai", "gpt-5.5") is None  # none known
+
+
+def test_requests_in_the_free_day_s_first_minute_are_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Half a minute after midnight Pacific time, what was sent since midnight counts (the
+    helper above once dated them a minute back, into the day before: the suite failed at
+    08:00 UTC)."""
+    just_after_midnight = free_day_start(time.time()).timestamp() + 30
+    monkeypatch.setattr(time, "time", lambda: just_after_midnight)
+    chats_sent_today(3)
+    quota = free_quota(open_store(open_services()), "google", MODEL)
+    assert quota is not None and quota.used == 3
 
 
 def test_ask_warns_near_the_free_quota_and_refuses_once_it_is_used(
