@@ -24,6 +24,7 @@ from byok_tui.compat import (
     markdown_parsed_by_one_parser,
     output_ends_with_the_terminal,
     page_keys_need_lines,
+    screens_lay_out_once_a_size,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
     sse_decoders,
@@ -291,3 +292,29 @@ def test_13_a_layout_makes_the_full_map_and_leaves_it_marked_stale() -> None:
     full_map: property = vars(Compositor)["full_map"]
     assert full_map.fget is not None
     assert "_full_map_invalidated" in inspect.getsource(full_map.fget)
+
+
+def test_14_a_screen_s_layout_still_posts_it_a_resize_its_handler_lays_out_again() -> None:
+    """Textual's `_refresh_layout` still posts a Resize to every widget a layout showed or
+    resized (the screen itself among them), and `_screen_resized` still lays the screen out
+    whatever its size, from the screen's Resize handler and for the screens under it; ours
+    passes over the size the compositor was last laid out at (`Compositor.size`), once. If
+    `_screen_resized` compares sizes itself, point 14 can go."""
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+
+    screens_lay_out_once_a_size()
+    replaced = Screen._screen_resized
+    screens_lay_out_once_a_size()
+    assert Screen._screen_resized is replaced
+    original = inspect.getsource(replaced.replaced)  # type: ignore[attr-defined]
+    assert "self._refresh_layout(size)" in original and "_compositor" not in original
+    layout = inspect.getsource(Screen._refresh_layout)
+    assert "send_resize = shown | resized" in layout and "ResizeEvent(" in layout
+    resize = inspect.getsource(Screen._on_resize)  # ours passes over old sizes first (7)
+    original_resize = inspect.getclosurevars(Screen._on_resize).nonlocals.get("on_resize")
+    if original_resize is not None:
+        resize = inspect.getsource(original_resize)
+    assert "screen._screen_resized(event.size)" in resize
+    reflow = getattr(Compositor.reflow, "replaced", Compositor.reflow)  # point 13's wrapper
+    assert "self.size = size" in inspect.getsource(reflow)

@@ -191,3 +191,45 @@ async def test_a_layout_does_not_place_the_screen_again_after_it(
         chat(app).query_one(Composer).text = "a draft"
         await pilot.pause()
     assert not again, f"{len(again)} layouts placed the screen twice"
+
+
+async def test_a_screen_opened_is_not_laid_out_again_at_the_size_it_was_laid_out_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening Settings (~200 widgets) over the chat screen: Textual laid the new screen out,
+    then again in the handler of the Resize its own layout had posted it, at the same size,
+    and the screens under it too (~50-60 ms more in the key that opened Settings). A layout
+    that something asks for later still happens."""
+    from textual._compositor import Compositor
+    from textual.geometry import Size
+    from textual.screen import Screen
+
+    resizing = [False]  # inside a screen's Resize handling
+    again: list[str] = []  # screens laid out again there, at the size they had
+    reflow, screen_resized = Compositor.reflow, Screen._screen_resized
+
+    def counted_reflow(self: Compositor, parent: object, size: Size) -> object:
+        if resizing[0] and size == self.size:
+            again.append(type(parent).__name__)
+        return reflow(self, parent, size)  # type: ignore[arg-type]
+
+    def tracked(self: Screen[object], size: Size) -> None:
+        resizing[0] = True
+        try:
+            screen_resized(self, size)
+        finally:
+            resizing[0] = False
+
+    monkeypatch.setattr(Compositor, "reflow", counted_reflow)
+    monkeypatch.setattr(Screen, "_screen_resized", tracked)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        again.clear()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SettingsScreen"
+        assert again == []
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause(0.2)
+        assert app.screen.size == Size(120, 36), "a new size is laid out"
