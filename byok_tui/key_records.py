@@ -7,38 +7,12 @@ A leaf: nothing here does I/O or imports another part of byok-tui (but for type 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from byok_tui.errors import ByokError
-
-
-@dataclass(frozen=True, slots=True)
-class KeyHealth:
-    """What the answers a key got said of it (see storage/key_health.py)."""
-
-    name: str  # default, a label, per-bot, or an environment variable
-    fingerprint: str  # a hash that tells keys apart; never the key
-    state: str  # ok, invalid, no credit, cooling, unknown
-    until: float | None  # cooling until this Unix time
-    checked: float | None  # when an answer last said something of the key
-    last_used: float
-
-    def usable(self, now: float) -> bool:
-        """Whether failover may send it: not invalid, not out of credit, not cooling."""
-        if self.state == "cooling":
-            return self.until is None or self.until <= now
-        return self.state not in ("invalid", "no credit")
-
-    def describe(self, now: float) -> str:
-        if self.state == "cooling":
-            if self.until is not None and self.until > now:
-                return f"cooling for {math.ceil(self.until - now)} s"
-            return "ok (was rate-limited)"
-        return {"invalid": "invalid (401)", "unknown": "not checked"}.get(self.state, self.state)
 
 
 class KeySource(StrEnum):

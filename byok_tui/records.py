@@ -12,11 +12,37 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-# The keys' records, a module of their own so that the first frame loads only them (each
-# frozen dataclass takes ~0.5 ms to make); here too, as every layer reads them from here.
-from byok_tui.key_records import KeyHealth, KeyOverview, KeySource, KeyStatus, LabelledKey
+# The keys' records the first frame shows, a module of their own so that it loads only them
+# (each frozen dataclass takes ~0.5 ms to make); here too, as every layer reads them from here.
+from byok_tui.key_records import KeyOverview, KeySource, KeyStatus, LabelledKey
 
 __all__ = ["KeyHealth", "KeyOverview", "KeySource", "KeyStatus", "LabelledKey"]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHealth:
+    """What the answers a key got said of it (see storage/key_health.py)."""
+
+    name: str  # default, a label, per-bot, or an environment variable
+    fingerprint: str  # a hash that tells keys apart; never the key
+    state: str  # ok, invalid, no credit, cooling, unknown
+    until: float | None  # cooling until this Unix time
+    checked: float | None  # when an answer last said something of the key
+    last_used: float
+
+    def usable(self, now: float) -> bool:
+        """Whether failover may send it: not invalid, not out of credit, not cooling."""
+        if self.state == "cooling":
+            return self.until is None or self.until <= now
+        return self.state not in ("invalid", "no credit")
+
+    def describe(self, now: float) -> str:
+        if self.state == "cooling":
+            if self.until is not None and self.until > now:
+                return f"cooling for {math.ceil(self.until - now)} s"
+            return "ok (was rate-limited)"
+        return {"invalid": "invalid (401)", "unknown": "not checked"}.get(self.state, self.state)
+
 
 # A reply is 'partial' from its first byte until it completes, so that a process killed
 # mid-stream leaves it marked partial with no recovery step.
