@@ -315,6 +315,7 @@ def loaded_by_the_first_frame() -> set[str]:
     [
         "byok_tui.custom_providers",  # ~1.6 ms: read only when the config file defines one
         "byok_tui.attachments",  # ~0.7 ms: read when a path is pasted
+        "byok_tui.records",  # bots, conversations, key health...: ~0.5 ms a record's class
     ],
 )
 def test_the_first_frame_loads_nothing_it_does_not_draw_with(
