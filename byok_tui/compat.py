@@ -90,6 +90,15 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    something asks for later (a widget changed) still comes, through the screen's own update.
    Not reported upstream yet; once Textual passes over an unchanged size, remove this and
    keep the test in tests/app/test_layout.py, which must pass unchanged.
+15. `screens_styled_once_when_first_shown`: wraps `Screen._compose` and
+   `Screen._on_screen_resume` (textual/screen.py) so that a screen's first ScreenResume
+   does not restyle the whole screen (`refresh_styles`) when the app's styles have not been
+   refreshed since the screen was composed (`App._css_update_count`). Each widget was styled
+   as it was mounted, and a refresh of the app's styles restyles every screen in the stack
+   itself; the resume's restyle is for a screen coming back from under another. Opening
+   Settings (~200 widgets), it restyled every widget a second time (~200 of ~650 restyles).
+   Not reported upstream yet; once Textual restyles only a screen that comes back, remove
+   this and keep the test in tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -406,3 +415,29 @@ def screens_lay_out_once_a_size() -> None:
     _screen_resized.once_a_size = True  # type: ignore[attr-defined]
     _screen_resized.replaced = screen_resized  # type: ignore[attr-defined]  # for the canary
     Screen._screen_resized = _screen_resized  # type: ignore[method-assign]
+
+
+def screens_styled_once_when_first_shown() -> None:
+    """A screen shown for the first time is not restyled as a whole (point 15); once."""
+    from textual import events
+    from textual.screen import Screen
+
+    if getattr(Screen._on_screen_resume, "styled_once", False):
+        return
+    compose, on_screen_resume = Screen._compose, Screen._on_screen_resume
+
+    async def _compose(self: Screen[Any]) -> None:
+        self._byok_styles_at_compose = self.app._css_update_count  # type: ignore[attr-defined]
+        await compose(self)
+
+    def _on_screen_resume(self: Screen[Any], event: events.ScreenResume) -> None:
+        composed_with = self.__dict__.pop("_byok_styles_at_compose", None)
+        if event.refresh_styles and composed_with == self.app._css_update_count:
+            event = events.ScreenResume(refresh_styles=False)  # styled as it was mounted
+        on_screen_resume(self, event)
+
+    _on_screen_resume.styled_once = True  # type: ignore[attr-defined]
+    _on_screen_resume.replaced = on_screen_resume  # type: ignore[attr-defined]  # for the canary
+    _compose.replaced = compose  # type: ignore[attr-defined]
+    Screen._compose = _compose  # type: ignore[method-assign]
+    Screen._on_screen_resume = _on_screen_resume  # type: ignore[method-assign]

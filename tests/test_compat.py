@@ -25,6 +25,7 @@ from byok_tui.compat import (
     output_ends_with_the_terminal,
     page_keys_need_lines,
     screens_lay_out_once_a_size,
+    screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
     sse_decoders,
@@ -318,3 +319,30 @@ def test_14_a_screen_s_layout_still_posts_it_a_resize_its_handler_lays_out_again
     assert "screen._screen_resized(event.size)" in resize
     reflow = getattr(Compositor.reflow, "replaced", Compositor.reflow)  # point 13's wrapper
     assert "self.size = size" in inspect.getsource(reflow)
+
+
+def test_15_a_screen_s_first_resume_restyles_it_whole_and_a_css_refresh_counts() -> None:
+    """Textual's `_on_screen_resume` still restyles the whole screen when its event asks
+    (`refresh_styles`, True unless a screen over it was transparent), `push_screen` still
+    posts a plain ScreenResume, each widget is still styled as it is registered, and a
+    refresh of the app's styles still counts itself (`_css_update_count`) and restyles every
+    screen in the stack; ours passes `refresh_styles=False` on a screen's first resume when
+    that count has not moved since its compose, once. If the first resume stops restyling,
+    point 15 can go."""
+    from textual.app import App
+    from textual.events import ScreenResume
+    from textual.screen import Screen
+
+    screens_styled_once_when_first_shown()
+    replaced = Screen._on_screen_resume
+    screens_styled_once_when_first_shown()
+    assert Screen._on_screen_resume is replaced
+    original = inspect.getsource(replaced.replaced)  # type: ignore[attr-defined]
+    assert "if event.refresh_styles:" in original and "self.update_node_styles(" in original
+    assert "def _compose(self)" in inspect.getsource(Screen._compose.replaced)  # type: ignore[attr-defined]
+    assert ScreenResume().refresh_styles is True
+    assert "events.ScreenResume()" in inspect.getsource(App.push_screen)
+    assert "self.stylesheet.apply" in inspect.getsource(App._register)
+    refresh = inspect.getsource(App.refresh_css)
+    assert "stylesheet.update(self.app" in refresh and "for screen in self.screen_stack" in refresh
+    assert "self._css_update_count += 1" in inspect.getsource(App._invalidate_css)

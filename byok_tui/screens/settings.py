@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Static
 
 from byok_tui.app_data import AppData
@@ -149,25 +150,31 @@ class SettingsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with VerticalScroll(id="settings"):
-            yield Label("API Keys", id="section-title")
-            yield Static(
+        # Filled in on mount, once it has the focus: a container that takes the focus
+        # restyles everything in it (~200 widgets here, a sixth of opening Settings).
+        yield VerticalScroll(id="settings")
+        yield Footer()
+
+    def _sections(self) -> list[Widget]:
+        return [
+            Label("API Keys", id="section-title"),
+            Static(
                 Text(
                     "Each key is saved as you type it, on this machine only, and sent only to "
                     "its provider. Saving never checks a key: use Test key, or send a message."
                 ),
                 id="section-help",
-            )
-            yield Label("Budgets", classes="subsection-title")
-            yield BudgetEditor(id="budgets")
-            yield Label("Providers", classes="subsection-title")
-            for provider in providers():
-                yield ProviderRow(provider)
-            yield Label("Add provider", classes="subsection-title", id="add-provider-title")
-            yield ProviderForm(id="provider-form")
-        yield Footer()
+            ),
+            Label("Budgets", classes="subsection-title"),
+            BudgetEditor(id="budgets"),
+            Label("Providers", classes="subsection-title"),
+            *[ProviderRow(provider) for provider in providers()],
+            Label("Add provider", classes="subsection-title", id="add-provider-title"),
+            ProviderForm(id="provider-form"),
+        ]
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
+        await self.query_one("#settings", VerticalScroll).mount_all(self._sections())
         self.app.sub_title = "Settings"
         self._load_keys()
         for provider in providers():

@@ -233,3 +233,48 @@ async def test_a_screen_opened_is_not_laid_out_again_at_the_size_it_was_laid_out
         await pilot.resize_terminal(120, 36)
         await pilot.pause(0.2)
         assert app.screen.size == Size(120, 36), "a new size is laid out"
+
+
+async def test_a_screen_opened_styles_each_of_its_widgets_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening Settings (~200 widgets) over the chat screen: each widget is styled as it is
+    mounted, and not again as a whole, neither when its scroll area takes the focus nor when
+    the screen is first shown (~400 restyles, a third of the key that opened Settings). The
+    scroll area still has the focus, the rows still take their styles, and a theme changed
+    later still restyles them."""
+    from textual.css.stylesheet import Stylesheet
+    from textual.dom import DOMNode
+
+    styled: dict[int, int] = {}
+    apply = Stylesheet.apply
+
+    def counted(self: Stylesheet, node: DOMNode, *args: object, **kwargs: object) -> None:
+        styled[id(node)] = styled.get(id(node), 0) + 1
+        apply(self, node, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Stylesheet, "apply", counted)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(2):  # the first opening loads the screen's stylesheet, the next not
+            styled.clear()
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            screen = app.screen
+            assert type(screen).__name__ == "SettingsScreen"
+            rows = list(screen.query(".provider-row"))
+            assert len(rows) >= 9
+            assert [styled.get(id(row)) for row in rows] == [1] * len(rows)
+            assert app.focused is screen.query_one("#settings")
+            border = rows[0].styles.border_left
+            assert border[0] == "tall", "the rows keep the screen's own stylesheet"
+            await pilot.press("escape")
+            await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        styled.clear()
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        row = app.screen.query_one(".provider-row")
+        assert styled.get(id(row), 0) >= 1, "a theme changed restyles the rows"
