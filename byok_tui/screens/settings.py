@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -33,75 +33,7 @@ from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_form import ProviderForm
-
-
-def models_brief(provider: Provider) -> str:
-    names = [m.display_name for m in provider.models[:3]]
-    more = len(provider.models) - len(names)
-    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
-
-
-class ProviderRow(Vertical):
-    def __init__(self, provider: Provider) -> None:
-        super().__init__(id=f"row-{provider.id}", classes="provider-row")
-        self.provider = provider
-
-    def compose(self) -> ComposeResult:
-        provider = self.provider
-        title = Text.assemble((provider.display_name, "bold"), "  ", (provider.id, "dim"))
-        if provider.custom:
-            with Horizontal(classes="title-line"):
-                yield Label(title.append(f"  your own, at {provider.base_url}", "dim"))
-                yield Button(
-                    "Remove provider", classes="remove-provider", name=provider.id, compact=True
-                )
-        else:
-            yield Label(title)
-        if provider.models:
-            yield Static(Text(models_brief(provider)), classes="models")
-        if provider.needs_key:
-            with Horizontal(classes="key-line"):
-                yield KeyField(placeholder=f"{provider.display_name} API key", name=provider.id)
-                yield Button("Test key", classes="test-key", name=provider.id, compact=True)
-                if provider.balance_path:
-                    yield Button(
-                        "Check balance", classes="check-balance", name=provider.id, compact=True
-                    )
-            with Horizontal(classes="command-line"):
-                yield Input(
-                    placeholder="or from a command: pass show api/…, op://vault/item/field",
-                    classes="key-command",
-                    name=provider.id,
-                    compact=True,
-                )
-                yield Checkbox(
-                    "Failover between keys", classes="failover", name=provider.id, compact=True
-                )
-            yield Static(classes="warning")
-            yield Static(classes="keys")
-            yield Static(classes="spend")
-            yield Static(classes="limits")
-            yield Static(classes="balance")
-            hint = f"Format: {provider.key_hint} · Get a key: {provider.console_url}"
-            if provider.custom:
-                hint = f"Its key is sent only to {provider.base_url}."
-            if provider.key_optional:
-                hint += " Optional: requests carry none until one is set here."
-        else:
-            # A server the user defined is asked only when they press Check (no hidden calls).
-            status, check = (
-                ("not checked", "Check") if provider.custom else ("checking…", "Check again")
-            )
-            with Horizontal(classes="key-line"):
-                yield Static(Text(status), classes="local-status")
-                yield Button(check, classes="test-key", name=provider.id, compact=True)
-            hint = f"No key needed · Install: {provider.console_url}"
-            if provider.custom:
-                hint = "No key: requests to it carry no Authorization header."
-        yield Static(Text(hint), classes="hint")
-        if provider.free_tier:
-            yield Static(Text(provider.free_tier), classes="hint")
-        yield Static(classes="test-result")
+from byok_tui.widgets.provider_settings import ProviderSettings
 
 
 @dataclass
@@ -168,7 +100,7 @@ class SettingsScreen(Screen[None]):
             Label("Budgets", classes="subsection-title"),
             BudgetEditor(id="budgets"),
             Label("Providers", classes="subsection-title"),
-            *[ProviderRow(provider) for provider in providers()],
+            *[ProviderSettings(provider) for provider in providers()],
             Label("Add provider", classes="subsection-title", id="add-provider-title"),
             ProviderForm(id="provider-form"),
         ]
@@ -302,7 +234,7 @@ class SettingsScreen(Screen[None]):
         form.show_problem("")
         provider = message.provider
         await self.query_one("#settings").mount(
-            ProviderRow(provider), before=self.query_one("#add-provider-title")
+            ProviderSettings(provider), before=self.query_one("#add-provider-title")
         )
         said = "it takes no key" if not provider.needs_key else "set its key in its row"
         self.notify(f"{provider.display_name} is added: {said}.")
@@ -339,8 +271,8 @@ class SettingsScreen(Screen[None]):
         await self._row(message.provider_id).remove()
         self.notify(f"{message.provider_id} is removed.")
 
-    def _row(self, provider_id: str) -> ProviderRow:
-        return self.query_one(f"#row-{provider_id}", ProviderRow)
+    def _row(self, provider_id: str) -> ProviderSettings:
+        return self.query_one(f"#row-{provider_id}", ProviderSettings)
 
     def _warn(self, provider_id: str, key: str, problem: str | None = None) -> None:
         warning = problem or key_mismatch_warning(get_provider(provider_id), key.strip())

@@ -11,10 +11,10 @@ from byok_tui.config import load_config
 from byok_tui.custom_providers import CustomDefinition, add_definition, definitions
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
-from byok_tui.screens.settings import ProviderRow
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_form import ProviderForm
+from byok_tui.widgets.provider_settings import ProviderSettings
 from tests.support.pilot import (
     choose,
     make_app,
@@ -93,7 +93,7 @@ async def test_a_provider_added_in_settings_is_written_shown_and_removable(
 
         await pilot.press("ctrl+s")
         await settle(pilot)
-        row = app.screen.query_one("#row-lmstudio", ProviderRow)
+        row = app.screen.query_one("#row-lmstudio", ProviderSettings)
         row.query_one(".remove-provider", Button).press()
         await pilot.pause()
         app.screen.query_one("#yes").focus()
