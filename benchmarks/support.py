@@ -92,7 +92,7 @@ def make_home(root: Path, conversations: int, messages_each: int) -> dict[str, s
     keys_dir.mkdir(mode=0o700, exist_ok=True)
     (keys_dir / "keys.json").write_text(json.dumps(keys))
     (keys_dir / "keys.json").chmod(0o600)
-    from byok_tui.storage.db import LINK_IN_ORDER
+    from byok_tui.storage.schema import LINK_IN_ORDER
     from byok_tui.storage.store import Store
 
     store = Store(root / "data" / "byok-tui.sqlite3")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from byok_tui.paths import app_paths
-from byok_tui.storage import db
+from byok_tui.storage import schema
 from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import export_all, import_all
 from tests.support.old_database import old_database
@@ -62,7 +62,7 @@ def test_a_database_from_before_branches_keeps_every_conversation_as_it_was(
 ) -> None:
     path = app_paths().data_dir / "byok-tui.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
-    old_database(path, db.BRANCHES_MIGRATION - 1, ["Q1", "A1", "Q2", "A2"], monkeypatch)
+    old_database(path, schema.BRANCHES_MIGRATION - 1, ["Q1", "A1", "Q2", "A2"], monkeypatch)
     upgraded = Store(path)
     [conversation] = upgraded.conversations(upgraded.bots()[0].id)
     messages = upgraded.messages(conversation.id)

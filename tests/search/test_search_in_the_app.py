@@ -17,7 +17,7 @@ from byok_tui.paths import app_paths
 from byok_tui.screens.search import SearchScreen
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import open_services, open_store
-from byok_tui.storage import db
+from byok_tui.storage import db, schema
 from byok_tui.storage.store import Store
 from byok_tui.widgets.message_views import ReplyView, UserMessage
 from byok_tui.widgets.transcript import Transcript
@@ -240,7 +240,7 @@ async def test_the_start_screen_shows_an_upgrade_indexing_messages(
     path = open_services().paths.data_dir / "byok-tui.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     messages = [f"old {number}" for number in range(30)]
-    old_database(path, db.SEARCH_INDEX_MIGRATION - 1, messages, monkeypatch)
+    old_database(path, schema.SEARCH_INDEX_MIGRATION - 1, messages, monkeypatch)
     monkeypatch.setattr(db, "INDEX_BATCH", 10)
     shown: list[str] = []
     show = StartScreen.show_progress

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from byok_tui.paths import app_paths
 from byok_tui.records import MATCH_END, MATCH_START, BotConfig
-from byok_tui.storage import db
+from byok_tui.storage import db, schema
 from byok_tui.storage.search import fts_query
 from byok_tui.storage.store import Store
 from tests.support.old_database import old_database
@@ -133,7 +133,7 @@ def test_an_existing_database_is_indexed_on_upgrade_with_progress(
     path = app_paths().data_dir / "byok-tui.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     messages = [f"older message {number}" for number in range(25)]
-    old_database(path, db.SEARCH_INDEX_MIGRATION - 1, messages, monkeypatch)
+    old_database(path, schema.SEARCH_INDEX_MIGRATION - 1, messages, monkeypatch)
     monkeypatch.setattr(db, "INDEX_BATCH", 10)
     steps: list[tuple[int, int]] = []
     upgraded = Store(path, progress=lambda done, total: steps.append((done, total)))

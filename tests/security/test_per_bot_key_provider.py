@@ -11,7 +11,7 @@ from byok_tui.paths import app_paths
 from byok_tui.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.services import open_services, open_store
-from byok_tui.storage.db import APPLICATION_ID, MIGRATIONS
+from byok_tui.storage.schema import APPLICATION_ID, MIGRATIONS
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import chat, make_app, replies, send, settle, wait_for

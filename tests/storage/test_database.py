@@ -15,7 +15,8 @@ from byok_tui.keys import entry_name, open_key_store, resolve_key
 from byok_tui.paths import app_paths
 from byok_tui.records import BotConfig, KeySource
 from byok_tui.registry import get_provider
-from byok_tui.storage.db import APPLICATION_ID, SCHEMA_VERSION, DatabaseError
+from byok_tui.storage.db import DatabaseError
+from byok_tui.storage.schema import APPLICATION_ID, SCHEMA_VERSION
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.storage import db
+from byok_tui.storage import db, schema
 
 
 def old_database(
@@ -19,8 +19,8 @@ def old_database(
     """A database at schema `version` with one bot, one conversation titled "Kept from
     before" and `messages` in it (user and assistant in turn)."""
     with monkeypatch.context() as old:
-        old.setattr(db, "MIGRATIONS", db.MIGRATIONS[:version])
-        old.setattr(db, "SCHEMA_VERSION", version)
+        old.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:version])
+        old.setattr(schema, "SCHEMA_VERSION", version)
         db.connect(path).close()
     now = time.time()
     with sqlite3.connect(path) as raw:
