@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
     from byok_tui.bindings import help_text
-    from byok_tui.cli import account, chat, data, keys, models, provider, search, spend
+    from byok_tui.cli import account, bots, chat, data, keys, models, provider, search, spend
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_parsers(commands)
     models.add_parsers(commands)
     data.add_parsers(commands)
+    bots.add_parsers(commands)
     spend.add_parsers(commands)
     account.add_parsers(commands)
     provider.add_parsers(commands)

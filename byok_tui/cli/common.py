@@ -1,6 +1,6 @@
-"""What the command modules share: a provider named on the command line, the provider client,
-and the ledger every request a command makes is written to (the request log promise holds for
-commands too: every request recorded, without its key)."""
+"""What the command modules share: a provider named on the command line, a command group's
+help, the provider client, and the ledger every request a command makes is written to (the
+request log promise holds for commands too: every request recorded, without its key)."""
 
 from __future__ import annotations
 
@@ -49,3 +49,9 @@ def keep_the_ledger(client: ProviderClient, store: Store) -> None:
             print(f"byok-tui: could not {what}: {error.one_line()}", file=sys.stderr)
 
     keep_what_the_client_reports(client, store, run)
+
+
+def usage(parser: argparse.ArgumentParser) -> int:
+    """A command group run with no action: its help, on standard error; exit status 2."""
+    parser.print_help(sys.stderr)
+    return 2

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from byok_tui.cli.common import provider_argument
+from byok_tui.cli.common import provider_argument, usage
 from byok_tui.errors import ByokError
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.base import DEFAULT_LABEL, check_label
@@ -48,7 +48,7 @@ def add_parser(commands: Any) -> None:
             f"Providers: {ids}."
         ),
     )
-    keys.set_defaults(run=lambda _args: _usage(keys))
+    keys.set_defaults(run=lambda _args: usage(keys))
     actions = keys.add_subparsers(dest="action", metavar="ACTION")
 
     set_key = actions.add_parser(
@@ -129,11 +129,6 @@ def _label_argument(value: str) -> str:
         return check_label(value)
     except ByokError as error:
         raise argparse.ArgumentTypeError(error.message) from None
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _store() -> KeyStore:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from byok_tui import services
 
 if TYPE_CHECKING:
+    from byok_tui.services import Services
     from byok_tui.storage.store import Store
 
 # An upgrade with fewer messages to index than this says nothing (it takes about a second).
@@ -30,3 +31,12 @@ def print_progress(done: int, total: int) -> None:
 def open_store(opened: services.Services) -> Store:
     """The database, upgraded first if it must be, with progress."""
     return services.open_store(opened, print_progress)
+
+
+def open_with_default_bot() -> tuple[Services, Store]:
+    """Services and the database (upgraded first, with progress), with the default bot made
+    if there is none yet."""
+    opened = services.open_services()
+    store = open_store(opened)
+    services.default_bot(opened, store)
+    return opened, store

@@ -7,9 +7,9 @@ provider (`byok-tui keys set ID`) and only ever goes to that provider's own base
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
+from byok_tui.cli.common import usage
 from byok_tui.config import load_config
 from byok_tui.paths import app_paths
 
@@ -39,7 +39,7 @@ def add_parsers(commands: Any) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    provider.set_defaults(run=lambda _args: _usage(provider))
+    provider.set_defaults(run=lambda _args: usage(provider))
     actions = provider.add_subparsers(dest="action", metavar="ACTION")
 
     add = actions.add_parser(
@@ -83,11 +83,6 @@ def add_parsers(commands: Any) -> None:
     )
     remove.add_argument("id", metavar="ID")
     remove.set_defaults(run=_remove)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _add(args: argparse.Namespace) -> int:
