@@ -4,73 +4,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import signal
 import sys
-from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
-from byok_tui.cli.common import keep_the_ledger, provider_argument, provider_client
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.providers.errors import check_settings
-from byok_tui.providers.types import (
-    Done,
-    RateLimitWait,
-    ReasoningDelta,
-    TextDelta,
+from byok_tui.cli.ask_reply import (
+    ASK_EPILOG,
+    EXIT_STATUS,
+    print_reply,
+    send_with_fallbacks,
+    service_for,
 )
+from byok_tui.cli.common import keep_the_ledger, provider_argument, provider_client
+from byok_tui.errors import ByokError
+from byok_tui.providers.errors import check_settings
 from byok_tui.records import BotConfig
-from byok_tui.redaction import StreamRedactor, secrets_in
+from byok_tui.redaction import secrets_in
 from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.services import Services, open_services
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
-    from byok_tui.conversation import ConversationService
-    from byok_tui.fallbacks import Fallback
-    from byok_tui.providers.client import ProviderClient
     from byok_tui.records import Bot, Conversation
     from byok_tui.storage.store import Store
-
-EXIT_STATUS: dict[ErrorKind, int] = {
-    ErrorKind.NO_KEY: 3,
-    ErrorKind.AUTH: 4,
-    ErrorKind.PERMISSION: 4,
-    ErrorKind.RATE_LIMIT: 5,
-    ErrorKind.NETWORK: 6,
-    ErrorKind.TIMEOUT: 6,
-    ErrorKind.TRUNCATED: 6,
-    ErrorKind.BILLING: 7,
-    ErrorKind.NOT_FOUND: 8,
-    ErrorKind.BAD_REQUEST: 8,
-    ErrorKind.TOO_LARGE: 8,
-    ErrorKind.OVERLOADED: 8,
-    ErrorKind.PROTOCOL: 8,
-    ErrorKind.USAGE: 2,
-    ErrorKind.BUDGET: 9,
-}
-
-ASK_EPILOG = """\
-exit status:
-  0 the reply arrived whole
-  1 other error
-  2 bad usage
-  3 no API key
-  4 invalid key or no permission
-  5 rate limited
-  6 network failure, timeout, or the reply cut off; at the length limit too
-    (`byok-tui ask --continue` continues it where it stopped)
-  7 credits or billing
-  8 the provider refused the request
-  9 a budget (`byok-tui budget`) is reached: nothing was sent; --over-budget sends anyway
-
-Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
-nothing is lost if the connection or the process dies: the app shows it later.
-Without -p: the bot's provider with --bot, else the first provider with a usable key.
-With fallbacks (--fallback, or the bot's with --bot), standard error says which one answered;
-never after a 400, 401 or 403, nor once text arrived."""
 
 
 def _temperature_ranges() -> str:
@@ -244,7 +201,7 @@ def _ask(args: argparse.Namespace) -> int:
     try:
         said = (prompt, attachments)
         return asyncio.run(
-            _stream(services, store, bot, conversation, said, config, args, fallbacks)
+            send_with_fallbacks(services, store, bot, conversation, said, config, args, fallbacks)
         )
     except KeyboardInterrupt:
         print("byok-tui: interrupted; the partial reply is saved", file=sys.stderr)
@@ -307,11 +264,11 @@ async def _continue_stream(
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
-        sending = _service(services, store, client).continue_reply(
+        sending = service_for(services, store, client).continue_reply(
             bot, conversation, reply_id, over_budget=args.over_budget, key_label=args.key_label
         )
         try:
-            error, _arrived = await _print_reply(sending, args, bot.config.max_tokens)
+            error, _arrived = await print_reply(sending, args, bot.config.max_tokens)
         except asyncio.CancelledError:
             print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
@@ -327,172 +284,3 @@ def _attachments(paths: list[Path], provider: Provider, model: str) -> list[Atta
     check_together(attachments)
     check_images(provider, model, attachments)
     return attachments
-
-
-def _service(services: Services, store: Store, client: ProviderClient) -> ConversationService:
-    from byok_tui.conversation import ConversationService
-    from byok_tui.services import model_cache
-
-    return ConversationService(store, client, model_cache(services).context_of)
-
-
-@dataclass(frozen=True, slots=True)
-class _Exchange:
-    """What every attempt of one `ask` shares."""
-
-    service: ConversationService
-    bot: Bot
-    conversation: Conversation
-    args: argparse.Namespace
-    attachments: list[Attachment]  # sent with the prompt, on the first attempt
-
-
-async def _stream(
-    services: Services,
-    store: Store,
-    bot: Bot,
-    conversation: Conversation,
-    said: tuple[str, list[Attachment]],
-    config: BotConfig,
-    args: argparse.Namespace,
-    fallbacks: tuple[Fallback, ...],
-) -> int:
-    """Send the prompt, then each fallback in turn while the failure is one another provider
-    may not share (fallbacks.py); the exit status is the last attempt's."""
-    task = asyncio.current_task()
-    assert task is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    async with provider_client(services, args.timeout) as client:
-        keep_the_ledger(client, store)
-        service = _service(services, store, client)
-        exchange = _Exchange(service, bot, conversation, args, said[1])
-        try:
-            return await _attempts(exchange, said[0], config, [None, *fallbacks])
-        except asyncio.CancelledError:
-            print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
-            return 143
-
-
-async def _attempts(
-    exchange: _Exchange, text: str | None, config: BotConfig, order: list[Fallback | None]
-) -> int:
-    from byok_tui.fallbacks import fallback_config, falls_back, short_wait, what_happened
-
-    for number, fallback in enumerate(order):
-        attempt = config if fallback is None else fallback_config(config, fallback)
-        retried = False
-        while True:
-            error, arrived = await _attempt(exchange, text, attempt, fallback is not None)
-            text = None  # the prompt is stored: later attempts send it again
-            if error is None:
-                if fallback is not None:
-                    print(f"byok-tui: answered by fallback {fallback}", file=sys.stderr)
-                return 0
-            last = number == len(order) - 1
-            wait = short_wait(error)
-            if last or not falls_back(error, text_arrived=arrived):
-                return EXIT_STATUS.get(error.kind, 1)
-            if wait is not None and not retried:
-                retried = True
-                print(f"byok-tui: waiting {wait:.0f} s, then trying again", file=sys.stderr)
-                await asyncio.sleep(wait)
-                continue
-            print(
-                f"byok-tui: {what_happened(attempt.provider, error)}; "
-                f"trying fallback {order[number + 1]}",
-                file=sys.stderr,
-            )
-            break
-    return 1  # not reached: the last attempt returns
-
-
-async def _attempt(
-    exchange: _Exchange, text: str | None, config: BotConfig, fallback: bool
-) -> tuple[ByokError | None, bool]:
-    """One request, its reply printed as it comes: the error it ended with (None: it ended
-    whole), and whether any text had arrived."""
-    args = exchange.args
-    sending = exchange.service.send(
-        exchange.bot,
-        exchange.conversation,
-        text,
-        config=config,
-        over_budget=args.over_budget,
-        key_label=None if fallback else args.key_label,
-        fallback=fallback,
-        attachments=exchange.attachments if text is not None else (),
-    )
-    return await _print_reply(sending, args, config.max_tokens)
-
-
-async def _print_reply(
-    sending: AsyncGenerator[object, None], args: argparse.Namespace, max_tokens: int
-) -> tuple[ByokError | None, bool]:
-    """Print a reply as it comes (reasoning too with --reasoning, to standard error): the
-    error it ended with (None: it ended whole), and whether any text had arrived."""
-    from byok_tui.conversation import LengthLimitReached, ReplyStarted
-    from byok_tui.history import HistoryTrimmed
-    from byok_tui.key_failover import KeyFailedOver
-
-    reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
-    arrived = False
-    ended: ByokError | None = None
-    provider_name = ""
-    try:
-        # Closed however this ends (a broken pipe too): closing saves what arrived.
-        async with contextlib.aclosing(sending):
-            async for event in sending:
-                if isinstance(event, TextDelta):
-                    arrived = arrived or bool(event.text)
-                    reply.write(event.text)
-                elif isinstance(event, ReasoningDelta) and args.reasoning:
-                    reasoning.write(event.text)
-                elif isinstance(event, ReplyStarted):
-                    provider_name = get_provider(event.message.provider or "").display_name
-                elif isinstance(event, KeyFailedOver | HistoryTrimmed):
-                    print(f"byok-tui: {event.notice}", file=sys.stderr)
-                elif isinstance(event, RateLimitWait):
-                    print(
-                        f"byok-tui: waiting {event.seconds:.0f} s to stay under "
-                        f"{provider_name}'s {event.requests_per_minute} requests per minute",
-                        file=sys.stderr,
-                    )
-                elif isinstance(event, Done) and event.at_length_limit:
-                    ended = LengthLimitReached(max_tokens)
-    except ByokError as error:  # a provider's answer, no usable key, a failed save
-        reasoning.end()
-        reply.end()
-        print(f"byok-tui: {error.one_line()}", file=sys.stderr)
-        return error, arrived
-    except asyncio.CancelledError:
-        reply.end()
-        raise
-    reasoning.end()
-    reply.end()
-    if ended is not None:
-        print(f"byok-tui: {ended.one_line()}", file=sys.stderr)
-    return ended, arrived
-
-
-class _Printer:
-    """Streamed text to a terminal or a pipe, with the user's keys replaced (even a key cut
-    across two pieces), ended with a new line if anything was written."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._redactor = StreamRedactor()
-        self._wrote = False
-
-    def write(self, text: str) -> None:
-        shown = self._redactor.feed(text)
-        if shown:
-            self._stream.write(shown)
-            self._stream.flush()
-            self._wrote = True
-
-    def end(self) -> None:
-        rest = self._redactor.flush()
-        if rest or self._wrote:
-            self._stream.write(rest + "\n")
-            self._stream.flush()
-            self._wrote = False
