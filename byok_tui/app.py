@@ -33,6 +33,7 @@ from byok_tui.compat import (
     layouts_keep_their_map,
     output_ends_with_the_terminal,
     page_keys_need_lines,
+    partial_updates_draw_what_they_show,
     screens_lay_out_once_a_size,
     screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
@@ -138,7 +139,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11 and 13-15
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11 and 13-16
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -146,6 +147,7 @@ class ByokApp(App[None]):
         layouts_keep_their_map()
         screens_lay_out_once_a_size()
         screens_styled_once_when_first_shown()
+        partial_updates_draw_what_they_show()
         self._services = services
         if services is not None:
             environ = services.environ

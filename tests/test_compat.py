@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import inspect
 import io
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
@@ -24,6 +26,7 @@ from byok_tui.compat import (
     markdown_parsed_by_one_parser,
     output_ends_with_the_terminal,
     page_keys_need_lines,
+    partial_updates_draw_what_they_show,
     screens_lay_out_once_a_size,
     screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
@@ -37,6 +40,16 @@ from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.transcript import Transcript
 
 pytestmark = pytest.mark.internals
+
+
+def original_once(install: Callable[[], None], owner: type, name: str) -> Any:
+    """Install a fix twice: `owner.name` is replaced once; what it replaced (the canary
+    reads it)."""
+    install()
+    replaced = getattr(owner, name)
+    install()
+    assert getattr(owner, name) is replaced, f"{owner.__name__}.{name} was replaced twice"
+    return replaced.replaced
 
 
 def test_1_virtual_size_is_a_reactive_a_widget_may_redeclare() -> None:
@@ -165,11 +178,7 @@ def test_9_a_timer_still_runs_its_ticks_in_run() -> None:
     count=)`, paused by `_active`, with `_skip` and `_reset`; ours replaces it once."""
     from textual.timer import Timer
 
-    timers_tick_at_the_next_interval()
-    replaced = Timer._run
-    timers_tick_at_the_next_interval()
-    assert Timer._run is replaced
-    original = replaced.replaced  # type: ignore[attr-defined]
+    original = original_once(timers_tick_at_the_next_interval, Timer, "_run")
     assert list(inspect.signature(original).parameters) == ["self"]
     source = inspect.getsource(original)
     for used in ("self._tick(next_timer=next_timer, count=count)", "self._active.wait()"):
@@ -186,11 +195,7 @@ def test_10_the_terminal_is_read_in_run_input_thread() -> None:
     loop; ours replaces it once and can ask the app to exit from its thread (`_loop`)."""
     from textual.drivers.linux_driver import LinuxDriver
 
-    input_ends_with_the_terminal()
-    replaced = LinuxDriver.run_input_thread
-    input_ends_with_the_terminal()
-    assert LinuxDriver.run_input_thread is replaced
-    original = replaced.replaced  # type: ignore[attr-defined]
+    original = original_once(input_ends_with_the_terminal, LinuxDriver, "run_input_thread")
     assert list(inspect.signature(original).parameters) == ["self"]
     source = inspect.getsource(original)
     for used in (
@@ -217,11 +222,7 @@ def test_11_the_terminal_is_written_in_a_writer_thread_with_a_bounded_queue() ->
 
     from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 
-    output_ends_with_the_terminal()
-    replaced = WriterThread.run
-    output_ends_with_the_terminal()
-    assert WriterThread.run is replaced
-    original = replaced.replaced  # type: ignore[attr-defined]
+    original = original_once(output_ends_with_the_terminal, WriterThread, "run")
     source = inspect.getsource(original)
     for used in ("self._file.write", "self._file.flush", "self._queue.get", "if text is None"):
         assert used in source, used
@@ -282,11 +283,7 @@ def test_13_a_layout_makes_the_full_map_and_leaves_it_marked_stale() -> None:
     reflow clears it itself, point 13 can go."""
     from textual._compositor import Compositor
 
-    layouts_keep_their_map()
-    replaced = Compositor.reflow
-    layouts_keep_their_map()
-    assert Compositor.reflow is replaced
-    original = inspect.getsource(replaced.replaced)  # type: ignore[attr-defined]
+    original = inspect.getsource(original_once(layouts_keep_their_map, Compositor, "reflow"))
     assert "visible_only=False" in original and "self._full_map = map" in original
     assert "_full_map_invalidated" not in original
     assert "self._full_map_invalidated" in inspect.getsource(Compositor.find_widget)
@@ -304,11 +301,9 @@ def test_14_a_screen_s_layout_still_posts_it_a_resize_its_handler_lays_out_again
     from textual._compositor import Compositor
     from textual.screen import Screen
 
-    screens_lay_out_once_a_size()
-    replaced = Screen._screen_resized
-    screens_lay_out_once_a_size()
-    assert Screen._screen_resized is replaced
-    original = inspect.getsource(replaced.replaced)  # type: ignore[attr-defined]
+    original = inspect.getsource(
+        original_once(screens_lay_out_once_a_size, Screen, "_screen_resized")
+    )
     assert "self._refresh_layout(size)" in original and "_compositor" not in original
     layout = inspect.getsource(Screen._refresh_layout)
     assert "send_resize = shown | resized" in layout and "ResizeEvent(" in layout
@@ -333,11 +328,9 @@ def test_15_a_screen_s_first_resume_restyles_it_whole_and_a_css_refresh_counts()
     from textual.events import ScreenResume
     from textual.screen import Screen
 
-    screens_styled_once_when_first_shown()
-    replaced = Screen._on_screen_resume
-    screens_styled_once_when_first_shown()
-    assert Screen._on_screen_resume is replaced
-    original = inspect.getsource(replaced.replaced)  # type: ignore[attr-defined]
+    original = inspect.getsource(
+        original_once(screens_styled_once_when_first_shown, Screen, "_on_screen_resume")
+    )
     assert "if event.refresh_styles:" in original and "self.update_node_styles(" in original
     assert "def _compose(self)" in inspect.getsource(Screen._compose.replaced)  # type: ignore[attr-defined]
     assert ScreenResume().refresh_styles is True
@@ -346,3 +339,28 @@ def test_15_a_screen_s_first_resume_restyles_it_whole_and_a_css_refresh_counts()
     refresh = inspect.getsource(App.refresh_css)
     assert "stylesheet.update(self.app" in refresh and "for screen in self.screen_stack" in refresh
     assert "self._css_update_count += 1" in inspect.getsource(App._invalidate_css)
+
+
+def test_16_a_partial_update_draws_each_widget_whose_clip_it_touches() -> None:
+    """Textual's `_get_renders` still picks the widgets to draw by their clip (`crop_overlaps
+    (clip)`), not by their own visible part, and yields (region, clip, lines of region and
+    clip's intersection); `_render_chops` still lays those lines over that intersection and
+    keeps, for each cut of a line, the first widget's; a partial update still passes the
+    union of the changed regions as the crop, and writes only its spans, passing over cuts
+    no widget drew. Ours draws a widget only when its visible part meets the crop, once. If
+    `_get_renders` tests the widget's own region, point 16 can go."""
+    from textual._compositor import ChopsUpdate, Compositor
+
+    original = inspect.getsource(
+        original_once(partial_updates_draw_what_they_show, Compositor, "_get_renders")
+    )
+    assert "if crop_overlaps(clip)" in original and "widget.render_lines(" in original
+    chops = inspect.getsource(Compositor._render_chops)
+    assert "render_region = intersection(region, clip)" in chops
+    assert "zip(render_region.line_range, strips)" in chops
+    assert "if get_chops_line(cut) is None:" in chops
+    partial = inspect.getsource(Compositor.render_partial_update)
+    assert "Region.from_union(update_regions)" in partial
+    assert "self._render_chops(crop, is_rendered_line)" in partial
+    update = inspect.getsource(ChopsUpdate.__rich_console__)
+    assert "if strip is None:" in update and "if x > x2 or end <= x1:" in update

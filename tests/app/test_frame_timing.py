@@ -73,6 +73,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "assert getattr(Compositor.reflow, 'keeps_its_map', False), 'layouts'\n"
         "assert getattr(Screen._screen_resized, 'once_a_size', False), 'layouts a size'\n"
         "assert getattr(Screen._on_screen_resume, 'styled_once', False), 'styled once'\n"
+        "assert getattr(Compositor._get_renders, 'what_they_show', False), 'partial updates'\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False

@@ -1,17 +1,30 @@
 """The chat screen at any size: the transcript and composer are never squeezed out by the side
-panes, no label is cut, and the line that says which key answers stays in view."""
+panes, no label is cut, and the line that says which key answers stays in view. And what a
+frame does: a screen laid out, styled and drawn where something changed, not again as a
+whole, with what reaches the terminal the same."""
 
 from __future__ import annotations
 
 import pytest
 from textual.widgets import Input, Label, Static
 
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
 from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.transcript import Transcript
-from tests.support.pilot import chat, make_app, settle
+from tests.support.fake_backend import FakeProviders
+from tests.support.pilot import (
+    app_answered_by,
+    chat,
+    make_app,
+    replies,
+    send,
+    settle,
+    wait_for,
+)
 
 USABLE_TRANSCRIPT = 40  # columns: narrower, and replies wrap every few words
 
@@ -278,3 +291,84 @@ async def test_a_screen_opened_styles_each_of_its_widgets_once(
         await pilot.pause()
         row = app.screen.query_one(".provider-row")
         assert styled.get(id(row), 0) >= 1, "a theme changed restyles the rows"
+
+
+async def test_a_key_typed_redraws_the_composer_not_the_whole_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame that updates part of the screen (a key typed, a reply growing) draws the
+    widgets shown in that part. Textual drew every widget whose container overlapped it: the
+    header, the sidebar and the footer at each key and at each frame of a streaming reply,
+    lines it then threw away (~15 widgets drawn a frame for the 2-5 it showed). What the
+    frame shows is unchanged: the key typed is on screen."""
+    from textual.geometry import Region
+    from textual.strip import Strip
+    from textual.widget import Widget
+    from textual.widgets import Footer, Header
+
+    from byok_tui.widgets.sidebar import Sidebar
+
+    drawn: list[Widget] = []
+    render_lines = Widget.render_lines
+
+    def counted(self: Widget, crop: Region) -> list[Strip]:
+        drawn.append(self)
+        return render_lines(self, crop)
+
+    monkeypatch.setattr(Widget, "render_lines", counted)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.5)
+        drawn.clear()
+        await pilot.press("x")
+        await pilot.pause()
+        composer = chat(app).query_one(Composer)
+        assert composer.text == "x"
+        assert any(isinstance(w, type(composer)) or composer in w.ancestors for w in drawn)
+        elsewhere = [type(w).__name__ for w in drawn if isinstance(w, Header | Footer | Sidebar)]
+        assert elsewhere == [], "a key typed redrew widgets far from the composer"
+
+
+async def test_a_partial_update_writes_what_drawing_every_widget_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every partial update while keys are typed and a reply streams in (the sidebar, the
+    transcript, the composer and the activity line changing) writes to the terminal exactly
+    what Textual's own drawing of every widget under it would: drawing fewer widgets leaves
+    nothing out."""
+    from textual._compositor import ChopsUpdate, Compositor
+
+    from byok_tui.compat import partial_updates_draw_what_they_show
+
+    partial_updates_draw_what_they_show()
+    textual_own = Compositor._get_renders.replaced  # type: ignore[attr-defined]
+    render_partial_update = Compositor.render_partial_update
+    compared: list[bool] = []
+
+    def checked(self: Compositor) -> ChopsUpdate | None:
+        changed = set(self._dirty_regions)
+        ours = render_partial_update(self)
+        self._dirty_regions.update(changed)
+        with monkeypatch.context() as textual:
+            textual.setattr(Compositor, "_get_renders", textual_own)
+            theirs = render_partial_update(self)
+        if ours is not None and theirs is not None:
+            console = app.console
+            compared.append(ours.render_segments(console) == theirs.render_segments(console))
+        return ours
+
+    monkeypatch.setattr(Compositor, "render_partial_update", checked)
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "K" * 60)
+    fake = FakeProviders()
+    fake.enqueue(*[f"word {n} " for n in range(120)], "\n\n```py\nx = 1\n```\n", pause=0.01)
+    app = app_answered_by(fake)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me a lot")
+        for key in "typed meanwhile":
+            await pilot.press(key)
+        await wait_for(pilot, lambda: "x = 1" in "".join(replies(app)))
+        await pilot.pause(0.3)
+    assert len(compared) >= 10
+    assert all(compared), f"{compared.count(False)} of {len(compared)} updates differed"
