@@ -108,9 +108,8 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    part misses the crop covers none of the cells the update writes (each line is cut at
    every widget's edge), so leaving it out changes nothing on screen. The frames of a
    2,000-token paced reply (headless, 120x40): 591-625 -> 473-517 ms in all. Not reported
-   upstream yet; once
-   `_get_renders` tests the widget's own region, remove this and keep the test in
-   tests/app/test_layout.py, which must pass unchanged.
+   upstream yet; once `_get_renders` tests the widget's own region, remove this and keep
+   the tests in tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
