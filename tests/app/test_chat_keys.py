@@ -66,6 +66,27 @@ async def test_a_key_typed_in_settings_is_sent_with_the_next_message(
     assert open_key_store(app_paths()).get(entry_name("openai")) == FIRST
 
 
+async def test_settings_closed_as_it_opens_then_opened_again_shows_the_key_stored() -> None:
+    """Escape pressed while Settings is still putting its rows in place (they go in once
+    its scroll area has the focus) closes it without an error; opened again, every provider
+    is there and the key stored is in its field."""
+    open_key_store(app_paths()).set(entry_name("openai"), FIRST)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press("ctrl+s", "escape")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "ChatScreen"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert len(app.screen.query(".provider-row")) >= 9
+        field = app.screen.query_one("#row-openai KeyField", KeyField)
+        assert field.value == FIRST
+        assert app.focused is app.screen.query_one("#settings")
+        assert app.is_running
+
+
 async def test_a_key_rotated_in_the_config_pane_is_used_by_the_very_next_message(
     openai_server: ProviderServer,
 ) -> None:
