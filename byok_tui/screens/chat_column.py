@@ -123,6 +123,7 @@ class ChatColumn(Vertical):
         self._stream = ReplyStream(self)  # the reply in progress (or the last one)
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
         self._echoed_files: list[Attachment] = []  # and the files it carries
+        self._frames_held: contextlib.ExitStack | None = None  # no frame drawn meanwhile
         self._send: Worker[None] | None = None
         self._schedule = SendSchedule()  # retries and fallbacks counting down
         # Set while what is shown is what the user asked for; cleared while a conversation
@@ -333,8 +334,10 @@ class ChatColumn(Vertical):
             self.opening()
             transcript.show_newest()
         # The message is drawn once its request is on the wire, or after ECHO_GRACE if that
-        # takes longer: a frame drawn first would hold the request back by its length.
+        # takes longer: a frame drawn first would hold the request back by its length. So
+        # is the rest of what Enter changed (the composer emptied, the activity line).
         self._unechoed, self._echoed_files = text, self._outgoing
+        self._hold_frames()
         self.set_timer(ECHO_GRACE, self._echo)
         if not self._ready.is_set():
             # Its conversation is still being read: keep the message now, store it there
@@ -349,7 +352,23 @@ class ChatColumn(Vertical):
         self._unsent_kept = False
         self.data.keep_unsent("")
 
+    def _hold_frames(self) -> None:
+        if self._frames_held is None:
+            self._frames_held = contextlib.ExitStack()
+            self._frames_held.enter_context(self.app.batch_update())
+
+    def _release_frames(self) -> None:
+        held, self._frames_held = self._frames_held, None
+        if held is not None:
+            held.close()
+            if self.is_attached:
+                self.screen.check_idle()  # what changed meanwhile is drawn in the next frame
+
+    def on_unmount(self) -> None:
+        self._release_frames()  # the app's frames are never left held
+
     def _echo(self) -> None:
+        self._release_frames()  # the request is on the wire, or ECHO_GRACE has passed
         # Not while a conversation is being opened: showing it would wipe the message.
         if self._unechoed is not None and self._ready.is_set():
             text, self._unechoed = self._unechoed, None
