@@ -25,6 +25,7 @@ from byok_tui.keys.base import fingerprint
 from byok_tui.keys.command import KeyCommands
 from byok_tui.keys.resolve import BotKeyChoice
 from byok_tui.providers import endpoints
+from byok_tui.providers.body import ResponseBody
 from byok_tui.providers.errors import (
     ProviderError,
     check_settings,
@@ -206,10 +207,12 @@ class ProviderClient:
         log.debug("chat: %s %s (key: %s)", provider.id, chat.model, key.source_text)
         opened = self._open(provider, call, key, purpose="chat", model=chat.model, on_sent=on_sent)
         async with opened as response:
-            async for event in self._guard(provider, wire.parse_stream(provider, response)):
+            body = ResponseBody(response)
+            async for event in self._guard(provider, wire.parse_stream(provider, body)):
                 if isinstance(event, Usage):
                     opened.usage = event
                 yield event
+            await body.finish()  # the rest of the body read: the connection kept for the next
 
     async def list_models(
         self, provider: Provider, *, purpose: str = "models"

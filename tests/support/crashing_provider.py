@@ -11,9 +11,10 @@ from byok_tui.cli import main
 from byok_tui.providers.wire import openai_compat
 
 
-async def exploding_parse(provider: Any, response: Any) -> AsyncIterator[Any]:
-    headers = dict(response.request.headers)  # holds the Authorization header, key and all
-    raise RuntimeError(f"adapter bug while reading {response.request.url} with {headers}")
+async def exploding_parse(provider: Any, body: Any) -> AsyncIterator[Any]:
+    request = body._response.request  # a buggy adapter may reach the request through the body
+    headers = dict(request.headers)  # holds the Authorization header, key and all
+    raise RuntimeError(f"adapter bug while reading {request.url} with {headers}")
     yield  # type: ignore[unreachable]  # an async generator, like the real one
 
 

@@ -47,6 +47,7 @@ class ProviderServer:
     requests: list[Seen]
     replies: list[Reply]
     disconnects: list[str]  # targets whose client went away before the reply was sent
+    connections: list[tuple[str, int]] = field(default_factory=list)  # one per connection made
 
     def reply_with(self, *replies: Reply) -> None:
         self.replies[:] = list(replies)
@@ -66,14 +67,21 @@ def sse(*events: Any, event: str | None = None, done: bool = False) -> list[byte
 
 @contextmanager
 def provider_server(
-    default: Callable[[Seen], Reply] | None = None,
+    default: Callable[[Seen], Reply] | None = None, *, keep_alive: bool = False
 ) -> Iterator[ProviderServer]:
+    """`keep_alive`: connections stay open for the next request, as providers' do (else each
+    reply says `connection: close` and the server closes it)."""
     seen: list[Seen] = []
     replies: list[Reply] = []
     disconnects: list[str] = []
+    connections: list[tuple[str, int]] = []
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            connections.append(self.client_address)
+            super().setup()
 
         def _handle(self) -> None:
             length = int(self.headers.get("content-length") or 0)
@@ -90,14 +98,15 @@ def provider_server(
                 self._send(reply)
             except (BrokenPipeError, ConnectionResetError):
                 disconnects.append(self.path)
-            self.close_connection = True
+            self.close_connection = not keep_alive or reply.abort
 
         def _send(self, reply: Reply) -> None:
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             self.send_header("transfer-encoding", "chunked")
-            self.send_header("connection", "close")
+            if not keep_alive:
+                self.send_header("connection", "close")
             self.end_headers()
             self.wfile.flush()
             for step in reply.steps:
@@ -126,7 +135,7 @@ def provider_server(
     thread.start()
     try:
         yield ProviderServer(
-            f"http://127.0.0.1:{server.server_address[1]}", seen, replies, disconnects
+            f"http://127.0.0.1:{server.server_address[1]}", seen, replies, disconnects, connections
         )
     finally:
         server.shutdown()

@@ -1,8 +1,8 @@
 """Protocol families: how a chat or a model list is asked for, and how answers are read.
 
 Each family module satisfies `WireFamily` (mypy checks it in `family()`): it builds plain
-`HttpCall` descriptions and reads an httpx response; it never opens a connection (the client
-does) and never knows about Textual.
+`HttpCall` descriptions and reads a response's body (`StreamBody`); it never opens a
+connection (the client does) and never knows about Textual.
 """
 
 from __future__ import annotations
@@ -12,15 +12,12 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from byok_tui.errors import ErrorKind
 from byok_tui.providers.errors import ProviderError, protocol_error
 from byok_tui.providers.types import ChatMessage, ChatRequest, ListedModel, StreamEvent
 from byok_tui.registry import Model, Provider
-
-if TYPE_CHECKING:
-    import httpx
 
 # Bounds that no real chat reply comes near, so that a broken or hostile server cannot grow
 # memory without bound or hold a stream open forever.
@@ -50,6 +47,15 @@ class HttpCall:
     json: Any = None
 
 
+class StreamBody(Protocol):
+    """What a family reads a streamed reply through: an httpx response, or the client's
+    ResponseBody (the same two methods), which reads on after the family stops."""
+
+    def aiter_text(self) -> AsyncIterator[str]: ...
+
+    def aiter_bytes(self) -> AsyncIterator[bytes]: ...
+
+
 class WireFamily(Protocol):
     """What every protocol family offers (a module satisfies it)."""
 
@@ -58,7 +64,7 @@ class WireFamily(Protocol):
     ) -> HttpCall: ...
 
     def parse_stream(
-        self, provider: Provider, response: httpx.Response
+        self, provider: Provider, response: StreamBody
     ) -> AsyncIterator[StreamEvent]: ...
 
     def models_call(self, provider: Provider, base_url: str, key: str | None) -> HttpCall: ...
@@ -205,9 +211,7 @@ class Gatherer:
         self._asked = time.monotonic()
 
 
-async def sse_events(
-    provider: Provider, response: httpx.Response
-) -> AsyncIterator[tuple[str, str]]:
+async def sse_events(provider: Provider, response: StreamBody) -> AsyncIterator[tuple[str, str]]:
     """(event name, data) for each Server-Sent Event; comments are dropped.
 
     Framing is httpx-sse's own: lines split only at CR, LF and CRLF (never at U+2028 inside
@@ -240,7 +244,7 @@ async def sse_events(
             yield event.event, event.data
 
 
-async def ndjson_lines(provider: Provider, response: httpx.Response) -> AsyncIterator[str]:
+async def ndjson_lines(provider: Provider, response: StreamBody) -> AsyncIterator[str]:
     """Each newline-terminated line (only `\\n` ends a line); bounded in length."""
     budget = StreamBudget(provider)
     buffer = b""

@@ -9,7 +9,7 @@ the stream ends with `message_stop` (there is no `[DONE]`).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
@@ -24,6 +24,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire import (
     HttpCall,
+    StreamBody,
     as_int,
     carry_key,
     load_object,
@@ -31,9 +32,6 @@ from byok_tui.providers.wire import (
     truncated,
 )
 from byok_tui.registry import Model, Provider
-
-if TYPE_CHECKING:
-    import httpx
 
 API_VERSION = "2023-06-01"
 
@@ -95,7 +93,7 @@ def _usage(raw: dict[str, Any]) -> Usage:
     )
 
 
-async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
     usage: dict[str, Any] = {}
     stop_reason = "end_turn"
     async for name, data in sse_events(provider, response):

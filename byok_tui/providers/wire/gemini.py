@@ -7,7 +7,7 @@ key is in a URL. That URL is never logged unredacted and never shown (see byok_t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from byok_tui.errors import ErrorKind
@@ -24,6 +24,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire import (
     HttpCall,
+    StreamBody,
     as_int,
     carry_key,
     load_object,
@@ -32,9 +33,6 @@ from byok_tui.providers.wire import (
     turns,
 )
 from byok_tui.registry import Model, Provider
-
-if TYPE_CHECKING:
-    import httpx
 
 
 def _usage(meta: dict[str, Any]) -> Usage:
@@ -86,7 +84,7 @@ def chat_call(
     )
 
 
-async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
     finish: str | None = None
     usage: Usage | None = None
     async for _name, data in sse_events(provider, response):

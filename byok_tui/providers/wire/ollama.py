@@ -7,7 +7,7 @@ inside byok-tui (its name) never leaves it.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
@@ -22,6 +22,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire import (
     HttpCall,
+    StreamBody,
     as_int,
     chat_messages,
     load_object,
@@ -29,9 +30,6 @@ from byok_tui.providers.wire import (
     truncated,
 )
 from byok_tui.registry import Model, Provider
-
-if TYPE_CHECKING:
-    import httpx
 
 
 def _image_fields(message: ChatMessage) -> dict[str, Any]:
@@ -50,7 +48,7 @@ def chat_call(
     return HttpCall("POST", f"{base_url}/api/chat", json=body)
 
 
-async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
     async for line in ndjson_lines(provider, response):
         chunk = load_object(provider, line)
         if chunk.get("error"):

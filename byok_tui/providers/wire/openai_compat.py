@@ -6,7 +6,7 @@ Bearer key in the Authorization header; unnamed SSE events ended by `data: [DONE
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
@@ -21,6 +21,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire import (
     HttpCall,
+    StreamBody,
     as_int,
     carry_key,
     chat_messages,
@@ -29,9 +30,6 @@ from byok_tui.providers.wire import (
     truncated,
 )
 from byok_tui.registry import Model, Provider
-
-if TYPE_CHECKING:
-    import httpx
 
 
 def _image_fields(message: ChatMessage) -> dict[str, Any]:
@@ -98,7 +96,7 @@ def _usage(raw: Any) -> Usage | None:
     )
 
 
-async def parse_stream(provider: Provider, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
     finish: str | None = None
     usage: Usage | None = None
     done = False
