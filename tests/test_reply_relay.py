@@ -41,7 +41,8 @@ def relay_of(continuing: bool = False) -> tuple[ReplyRelay, list[Any], list[Stre
     forwarded: list[StreamEvent] = []
     relay = ReplyRelay(
         FirstWordsAtOnce(),  # type: ignore[arg-type]
-        post=posted.append,
+        # As Textual's: a message posted is handled at a later turn of the loop.
+        post=lambda message: asyncio.get_running_loop().call_soon(posted.append, message),
         echo=lambda: posted.append("echo"),
         forward=lambda _stream, event: forwarded.append(event),
         continuing=continuing,
@@ -54,8 +55,10 @@ def test_the_reply_row_is_shown_once_the_request_is_on_the_wire_then_the_text() 
 
     async def run() -> None:
         await relay.relay(ReplyStarted(reply_row(), DEFAULT))
+        await asyncio.sleep(0)
         assert posted == [], "not before the request is on the wire"
         relay.sent()
+        await asyncio.sleep(0)  # the HTTP client waits for the reply
         await relay.relay(TextDelta("Hello"))
         await relay.relay(Done("stop"))
 
@@ -67,12 +70,29 @@ def test_the_reply_row_is_shown_once_the_request_is_on_the_wire_then_the_text() 
     assert relay.arrived
 
 
+def test_the_message_is_shown_once_the_http_client_has_gone_back_to_reading() -> None:
+    """`sent` is called from inside the HTTP client, which reads the reply only once it
+    returns: drawing the message there held the reply's first bytes back (~3 ms a send).
+    The message is drawn at the loop's next turn, before the reply's row."""
+    relay, posted, _forwarded = relay_of()
+
+    async def run() -> None:
+        await relay.relay(ReplyStarted(reply_row(), DEFAULT))
+        relay.sent()
+        assert posted == [], "the message was drawn inside the HTTP client's call"
+        await asyncio.sleep(0)
+        assert posted == ["echo", ReplyOpened("openai · gpt-5.4-mini · global key", 7, 6)]
+
+    asyncio.run(run())
+
+
 def test_after_a_failover_the_row_names_the_key_that_answered() -> None:
     relay, posted, _ = relay_of()
 
     async def run() -> None:
         await relay.relay(ReplyStarted(reply_row(), DEFAULT))
         await relay.relay(KeyFailedOver("The default key was refused: trying key work", WORK))
+        await asyncio.sleep(0)  # the next request goes out, and its reply comes
         await relay.relay(TextDelta("Hi"))
 
     asyncio.run(run())

@@ -368,7 +368,10 @@ class ChatColumn(Vertical):
         self._release_frames()  # the app's frames are never left held
 
     def _echo(self) -> None:
+        held = self._frames_held is not None
         self._release_frames()  # the request is on the wire, or ECHO_GRACE has passed
+        if held:
+            self._tick_activity()  # worked out now: it could not be drawn before
         # Not while a conversation is being opened: showing it would wipe the message.
         if self._unechoed is not None and self._ready.is_set():
             text, self._unechoed = self._unechoed, None
@@ -381,7 +384,8 @@ class ChatColumn(Vertical):
         self._schedule.sending(self._clock(), fallback)
         self._stream = ReplyStream(self)  # the reply this send brings
         self._send = self._send_worker(text, over_budget, fallback)
-        self._tick_activity()  # at once, not at the next half-second tick
+        if self._frames_held is None:  # else once the request has left (_echo)
+            self._tick_activity()  # at once, not at the next half-second tick
 
     @work(exclusive=True, group="send")
     async def _send_worker(

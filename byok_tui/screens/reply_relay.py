@@ -58,7 +58,15 @@ class ReplyRelay:
         self._loop_turned = True
 
     def sent(self) -> None:
-        """The request is on the wire: the message, then the reply's row, are shown."""
+        """The request is on the wire: the message, then the reply's row, are shown. Called
+        from inside the HTTP client, which reads the reply only once this returns: drawing
+        the message here held the reply's first bytes back (~3 ms), so it is drawn at the
+        loop's next turn, still before the row (a message posted is handled after it)."""
+        asyncio.get_running_loop().call_soon(self._echo)
+        if self._unopened:
+            self._post(self._unopened.pop())
+
+    def _show_sent(self) -> None:
         self._echo()
         if self._unopened:
             self._post(self._unopened.pop())
@@ -97,7 +105,7 @@ class ReplyRelay:
             line = usage_line(usage.input_tokens, usage.output_tokens, cost.usd, priced=True)
             self._post(ReplyBilled(line, cost.usd))
         else:
-            self.sent()  # a no-op unless the request was never reported as sent
+            self._show_sent()  # a no-op unless the request was never reported as sent
             words = isinstance(event, TextDelta | ReasoningDelta)
             self.arrived = self.arrived or words
             self._forward(self._stream, event)
