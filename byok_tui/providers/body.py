@@ -5,7 +5,7 @@ the body's own end (the last, empty chunk). A response closed with its body unre
 connection, so the next request waited for a new one: with a real provider a TCP and TLS
 handshake, tens of milliseconds or more. Read through this, what the family left is read
 afterwards (`finish`) and the connection is kept for the next request. Knows nothing of
-Textual, and holds no request (the key is in it).
+Textual; gives the families the body alone, never the request (the key is in it).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ class ResponseBody:
     httpx response), kept open when the family stops so that `finish` can read on."""
 
     def __init__(self, response: httpx.Response) -> None:
-        self._response = response
+        # Decoded as httpx's own aiter_text decodes: the response's charset, else UTF-8.
+        self._encoding = response.encoding or "utf-8"
         self._chunks = response.aiter_bytes()
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
@@ -38,10 +39,7 @@ class ResponseBody:
             yield chunk
 
     async def aiter_text(self) -> AsyncIterator[str]:
-        # Decoded as httpx's own aiter_text decodes: the response's charset, else UTF-8, with
-        # what cannot be decoded replaced.
-        encoding = self._response.encoding or "utf-8"
-        decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        decoder = codecs.getincrementaldecoder(self._encoding)(errors="replace")
         async for chunk in self._chunks:
             if text := decoder.decode(chunk):
                 yield text
