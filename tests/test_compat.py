@@ -33,6 +33,7 @@ from byok_tui.compat import (
     scroll_in_layout,
     sse_decoders,
     stop_after_crash,
+    strips_kept_out_of_cycles,
     timers_tick_at_the_next_interval,
     virtual_size_set_by_layout,
 )
@@ -364,3 +365,20 @@ def test_16_a_partial_update_draws_each_widget_whose_clip_it_touches() -> None:
     assert "self._render_chops(crop, is_rendered_line)" in partial
     update = inspect.getsource(ChopsUpdate.__rich_console__)
     assert "if strip is None:" in update and "if x > x2 or end <= x1:" in update
+
+
+def test_17_a_strip_that_is_its_own_division_or_extension_is_cached_in_itself() -> None:
+    """Textual's `Strip.divide` still filters the cuts past the strip's end and caches
+    `[self]` when the one cut left is its end, and `crop_extend` still caches what
+    `extend_cell_length(end).crop(start, end)` gives, the strip itself when nothing changes:
+    cycles only the collector frees. Ours returns those uncached. If Textual stops caching a
+    strip in itself, point 17 can go."""
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    divide = original_once(strips_kept_out_of_cycles, Strip, "divide")
+    crop_extend = Strip.crop_extend.replaced  # type: ignore[attr-defined]
+    strip = Strip([Segment("hello")])
+    assert divide(strip, [5, 9]) == [strip] and strip._divide_cache.get((5,)) == [strip]
+    assert crop_extend(strip, 0, 5, None) is strip
+    assert strip._crop_extend_cache.get((0, 5, None)) is strip

@@ -63,6 +63,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "from textual.drivers.linux_driver import LinuxDriver\n"
         "from textual.drivers._writer_thread import WriterThread\n"
         "from textual._compositor import Compositor\n"
+        "from textual.strip import Strip\n"
         "from byok_tui.app import ByokApp\n"
         f"ByokApp(None, environ={{'BYOK_TUI_HOME': {str(tmp_path)!r}}})\n"
         "assert getattr(Timer._run, 'next_interval', False), 'timers'\n"
@@ -74,6 +75,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "assert getattr(Screen._screen_resized, 'once_a_size', False), 'layouts a size'\n"
         "assert getattr(Screen._on_screen_resume, 'styled_once', False), 'styled once'\n"
         "assert getattr(Compositor._get_renders, 'what_they_show', False), 'partial updates'\n"
+        "assert getattr(Strip.divide, 'kept_out_of_cycles', False), 'strips'\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
