@@ -432,16 +432,15 @@ class ConversationService:
             if counting is not None:
                 counting.cancel()
             flusher.cancel()
-            recorder.finish(
-                "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
-            )
+            if ended is not None:  # its end had come: only what follows it was stopped
+                recorder.finish(*_how_it_ended(ended, ready.request.max_tokens))
+            else:
+                recorder.finish(
+                    "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
+                )
             raise
         flusher.cancel()
-        if ended is not None and ended.at_length_limit:
-            said = LengthLimitReached(ready.request.max_tokens).one_line()
-            yield await recorder.finish_in_thread("partial", ErrorKind.TRUNCATED.value, said)
-        else:
-            yield await recorder.finish_in_thread("complete" if ended else "partial")
+        yield await recorder.finish_in_thread(*_how_it_ended(ended, ready.request.max_tokens))
 
     def _count_left_out(self, ready: _Ready) -> asyncio.Task[HistoryTrimmed] | None:
         room = ready.left_out
@@ -529,3 +528,14 @@ class ConversationService:
                     f"sent with {key_words(key)}",
                     key,
                 )
+
+
+def _how_it_ended(
+    ended: Done | None, max_tokens: int
+) -> tuple[MessageStatus, str | None, str | None]:
+    """A reply's status, error kind and what is said of it, once its stream is over."""
+    if ended is None:
+        return "partial", None, None
+    if ended.at_length_limit:
+        return "partial", ErrorKind.TRUNCATED.value, LengthLimitReached(max_tokens).one_line()
+    return "complete", None, None

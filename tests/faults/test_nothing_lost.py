@@ -173,6 +173,37 @@ async def test_stopping_a_reply_keeps_what_arrived_marked_partial(
     assert (reply.content, reply.status) == ("Kept", "partial")
 
 
+async def test_a_reply_whose_end_came_stays_complete_when_stopped_after_it(
+    store: Store, keys: KeyStore
+) -> None:
+    """Once the reply's end has come, what is read after it (the rest of the body, kept for
+    the next request's connection) is no part of the reply: Escape then does not mark it
+    partial."""
+    from byok_tui.providers.types import Done
+
+    held = [*sse(piece("Whole"), FINISH, done=True), 5.0]  # the body held open after [DONE]
+    with provider_server(keep_alive=True) as server:
+        server.reply_with(Reply(steps=held))
+        service = service_for(store, keys, server)
+        bot = store.default_bot("openai", "gpt-5.5")
+        conversation = store.create_conversation(bot.id, "t")
+        ended = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in service.send(bot, conversation, "Hello?"):
+                if isinstance(event, Done):
+                    ended.set()
+
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(ended.wait(), 5)
+        await asyncio.sleep(0.2)
+        task.cancel()  # what Escape does
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    reply = store.messages(conversation.id)[-1]
+    assert (reply.content, reply.status) == ("Whole", "complete")
+
+
 def test_the_recorder_flushes_at_least_once_a_second(store: Store) -> None:
     now = [0.0]
     bot = store.default_bot("openai", "gpt-5.5")
