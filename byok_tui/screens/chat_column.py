@@ -455,7 +455,7 @@ class ChatColumn(Vertical):
                 else:
                     self.post_message(self._failed(error, bot.config, fallback, relay.arrived))
         except asyncio.CancelledError:
-            stopped = True
+            stopped = not relay.ended  # after its end only the reading after it was stopped
             raise
         finally:
             self.post_message(ReplyEnded(stopped))

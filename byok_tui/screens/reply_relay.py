@@ -19,7 +19,7 @@ from byok_tui.conversation import ReplyEvent, ReplyStarted
 from byok_tui.history import HistoryTrimmed
 from byok_tui.key_failover import KeyFailedOver
 from byok_tui.pricing import usage_line
-from byok_tui.providers.types import ReasoningDelta, StreamEvent, TextDelta, Usage
+from byok_tui.providers.types import Done, ReasoningDelta, StreamEvent, TextDelta, Usage
 from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
 from byok_tui.widgets.message_views import reply_meta
@@ -52,6 +52,7 @@ class ReplyRelay:
         self._first_words = True
         self._slice_started = time.perf_counter()
         self.arrived = False  # any text: a fallback is never asked after that
+        self.ended = False  # the reply's end came: stopping after it stops no part of it
         self._loop_turned = True  # since the last event: the loop has run what was waiting
 
     def _note_loop_turned(self) -> None:
@@ -108,6 +109,7 @@ class ReplyRelay:
             self._show_sent()  # a no-op unless the request was never reported as sent
             words = isinstance(event, TextDelta | ReasoningDelta)
             self.arrived = self.arrived or words
+            self.ended = self.ended or isinstance(event, Done)
             self._forward(self._stream, event)
             if self._first_words and words:
                 # The first words go on screen before anything else is parsed.

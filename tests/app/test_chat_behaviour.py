@@ -79,6 +79,30 @@ async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
     ]
 
 
+async def test_escape_after_a_replys_end_leaves_it_whole() -> None:
+    """Once a reply's end has come the app may still be reading after it (the rest of the
+    body, so that its connection carries the next request): Escape then stops that, not the
+    reply, which is neither marked stopped on screen nor stored partial."""
+    app, _fake = with_key_answering("Whole ", "answer", held=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me")
+        await wait_for(pilot, lambda: replies(app)[:1] == ["Whole answer"])
+        await pilot.pause(0.2)
+        assert replying(app), "still reading after the end"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not replying(app))
+        view = app.screen.query_one(Transcript).query(ReplyView).last()
+        assert "stopped" not in view._meta and not view.has_class("partial")
+    store = open_store(open_services())
+    bot = store.bots()[0]
+    messages = store.messages(store.conversations(bot.id)[0].id)
+    assert [(m.content, m.status) for m in messages] == [
+        ("Tell me", "complete"),
+        ("Whole answer", "complete"),
+    ]
+
+
 @pytest.mark.parametrize("stopped", [False, True], ids=["ended", "stopped"])
 async def test_a_reply_keeps_no_blank_lines_laid_out_ahead_once_it_ends(stopped: bool) -> None:
     """While a reply streams, its text grows into blank lines laid out ahead of it; once it

@@ -36,7 +36,8 @@ from byok_tui.services import Services
 class FakeReply:
     """What one request gets: pieces of text after `pause` seconds each, then the end, or
     `error` (raised where the wire would raise it), or nothing more (`finish=False`: the
-    stream stays open until the request is stopped)."""
+    stream stays open until the request is stopped). `held`: after the end the stream stays
+    open until stopped, as the client reading the rest of a body held open after it."""
 
     pieces: tuple[str, ...]
     reasoning: tuple[str, ...] = ()
@@ -44,6 +45,7 @@ class FakeReply:
     finish: bool = True
     error: ByokError | None = None
     finish_reason: str = "stop"  # `length`: it stopped at the length limit
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,9 @@ class FakeProviders:
         finish: bool = True,
         error: ByokError | None = None,
         finish_reason: str = "stop",
+        held: bool = False,
     ) -> None:
-        self.replies.append(FakeReply(pieces, reasoning, pause, finish, error, finish_reason))
+        self.replies.append(FakeReply(pieces, reasoning, pause, finish, error, finish_reason, held))
 
     def __call__(self, services: Services) -> ProviderClient:
         return _FakeClient(self, services)
@@ -116,3 +119,5 @@ class _FakeClient(ProviderClient):
             await asyncio.Event().wait()  # open until stopped
         yield Usage(input_tokens=len(chat.messages), output_tokens=len(reply.pieces))
         yield Done(reply.finish_reason)
+        if reply.held:
+            await asyncio.Event().wait()  # open after its end until stopped
