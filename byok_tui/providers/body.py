@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -46,19 +47,16 @@ class ResponseBody:
         if text := decoder.decode(b"", True):
             yield text
 
-    async def finish(self) -> bool:
+    async def finish(self) -> None:
         """Read what is left of the body when it is short and comes at once, so that the
-        connection is kept for the next request; whether it was. Otherwise gives up without
-        an error: the reply is complete, and closing the response closes its connection."""
+        connection is kept for the next request. Otherwise gives up without an error: the
+        reply is complete, and closing the response closes its connection."""
         import httpx
 
         left = 0
-        try:
+        with contextlib.suppress(TimeoutError, httpx.HTTPError):
             async with asyncio.timeout(FINISH_SECONDS):
                 async for chunk in self._chunks:
                     left += len(chunk)
                     if left > FINISH_BYTES:
-                        return False
-        except (TimeoutError, httpx.HTTPError):
-            return False
-        return True
+                        return

@@ -39,6 +39,7 @@ from tests.support.pilot import (
     wait_for,
 )
 from tests.support.provider_server import openai_reply, provider_server
+from tests.support.stored import stored_messages
 
 KEY = "sk-proj-" + "K" * 60
 
@@ -70,10 +71,7 @@ async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
         assert replies(app) == ["Partial answer"]
         view = app.screen.query_one(Transcript).query(ReplyView).last()
         assert "stopped, partial reply kept" in view._meta
-    store = open_store(open_services())
-    bot = store.bots()[0]
-    messages = store.messages(store.conversations(bot.id)[0].id)
-    assert [(m.content, m.status) for m in messages] == [
+    assert [(m.content, m.status) for m in stored_messages()] == [
         ("Tell me everything", "complete"),
         ("Partial answer", "partial"),
     ]
@@ -94,10 +92,7 @@ async def test_escape_after_a_replys_end_leaves_it_whole() -> None:
         await wait_for(pilot, lambda: not replying(app))
         view = app.screen.query_one(Transcript).query(ReplyView).last()
         assert "stopped" not in view._meta and not view.has_class("partial")
-    store = open_store(open_services())
-    bot = store.bots()[0]
-    messages = store.messages(store.conversations(bot.id)[0].id)
-    assert [(m.content, m.status) for m in messages] == [
+    assert [(m.content, m.status) for m in stored_messages()] == [
         ("Tell me", "complete"),
         ("Whole answer", "complete"),
     ]

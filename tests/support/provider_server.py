@@ -47,7 +47,7 @@ class ProviderServer:
     requests: list[Seen]
     replies: list[Reply]
     disconnects: list[str]  # targets whose client went away before the reply was sent
-    connections: list[tuple[str, int]] = field(default_factory=list)  # one per connection made
+    connections: list[tuple[str, int]]  # one per connection made
 
     def reply_with(self, *replies: Reply) -> None:
         self.replies[:] = list(replies)

@@ -51,3 +51,10 @@ def alternatives(store: Store, conversation_id: int) -> dict[int, tuple[int, int
     them and how many there are, as the transcript reads them."""
     every = [m.id for m in store.all_messages(conversation_id)]
     return store.branch.alternatives_of(every)
+
+
+def stored_messages() -> list[Message]:
+    """The messages of the first bot's first conversation, as the app stored them."""
+    store = open_store(open_services())
+    bot = store.bots()[0]
+    return store.messages(store.conversations(bot.id)[0].id)
