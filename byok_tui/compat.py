@@ -120,6 +120,16 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    than 27 (33-34 ms of pauses rather than 52-59). Not reported upstream yet; once Textual
    returns such a strip uncached, remove this and keep the test in
    tests/app/test_layout.py, which must pass unchanged.
+18. `strips_make_their_caches_when_used`: replaces `Strip.__init__` (textual/strip.py) and
+   puts, in place of each of its seven cache slots, a descriptor that makes the slot's
+   FIFOCache the first time the strip reads it. Textual made all seven for every strip, and
+   most strips (a line padded, cropped, cut at a widget's edge, drawn, dropped) use one or
+   none. Strips that live a while (the lines widgets keep) carried them into the older
+   generation, whose collections pause the app: in a 2,000-token paced reply (120x40)
+   ~15,000 of the ~44,000 objects one such collection scanned were strips' caches, and the
+   collector ran 23-24 times, 7 without them. Not reported upstream yet; once Textual makes
+   a strip's caches lazily, remove this and keep the test in tests/app/test_layout.py, which
+   must pass unchanged.
 """
 
 from __future__ import annotations
@@ -136,6 +146,7 @@ if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads po
 
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown
+    from rich.segment import Segment
     from rich.style import Style
     from textual.app import App
     from textual.events import Resize
@@ -521,3 +532,62 @@ def strips_kept_out_of_cycles() -> None:
     _crop_extend.replaced = crop_extend  # type: ignore[attr-defined]
     Strip.divide = _divide  # type: ignore[method-assign]
     Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
+
+
+# Each cache Textual's `Strip.__init__` makes, and its size (point 18).
+STRIP_CACHES = {
+    "_divide_cache": 4,
+    "_crop_cache": 16,
+    "_style_cache": 16,
+    "_filter_cache": 4,
+    "_line_length_cache": 4,
+    "_crop_extend_cache": 4,
+    "_offsets_cache": 4,
+}
+
+
+class _CacheMadeWhenRead:
+    """One of a strip's cache slots, whose FIFOCache is made the first time it is read."""
+
+    __slots__ = ("_size", "_slot")
+
+    def __init__(self, slot: Any, size: int) -> None:
+        self._slot = slot  # the slot's own descriptor, which holds the cache once made
+        self._size = size
+
+    def __get__(self, strip: Strip | None, owner: type | None = None) -> Any:
+        if strip is None:
+            return self
+        try:
+            return self._slot.__get__(strip, owner)
+        except AttributeError:  # not read before
+            from textual.cache import FIFOCache
+
+            cache: FIFOCache[Any, Any] = FIFOCache(self._size)
+            self._slot.__set__(strip, cache)
+            return cache
+
+    def __set__(self, strip: Strip, value: Any) -> None:
+        self._slot.__set__(strip, value)
+
+
+def strips_make_their_caches_when_used() -> None:
+    """A strip makes each of its caches the first time it uses it (point 18); once."""
+    from textual.strip import Strip
+
+    if getattr(Strip.__init__, "caches_when_used", False):
+        return
+    init = Strip.__init__
+    for name, size in STRIP_CACHES.items():
+        setattr(Strip, name, _CacheMadeWhenRead(Strip.__dict__[name], size))
+
+    def __init__(self: Strip, segments: Iterable[Segment], cell_length: int | None = None) -> None:
+        self._segments = list(segments)
+        self._cell_length = cell_length
+        self._render_cache = None
+        self._link_ids = None
+        self._cell_count = None
+
+    __init__.caches_when_used = True  # type: ignore[attr-defined]
+    __init__.replaced = init  # type: ignore[attr-defined]  # for the canary
+    Strip.__init__ = __init__  # type: ignore[method-assign]

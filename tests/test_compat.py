@@ -7,6 +7,7 @@ behaviour tests that depend on it fail in less obvious ways.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import io
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from byok_tui.compat import (
     sse_decoders,
     stop_after_crash,
     strips_kept_out_of_cycles,
+    strips_make_their_caches_when_used,
     timers_tick_at_the_next_interval,
     virtual_size_set_by_layout,
 )
@@ -382,3 +384,37 @@ def test_17_a_strip_that_is_its_own_division_or_extension_is_cached_in_itself() 
     assert divide(strip, [5, 9]) == [strip] and strip._divide_cache.get((5,)) == [strip]
     assert crop_extend(strip, 0, 5, None) is strip
     assert strip._crop_extend_cache.get((0, 5, None)) is strip
+
+
+def test_18_a_strip_makes_seven_caches_as_it_is_made() -> None:
+    """Textual's `Strip.__init__` still sets the segments, the cell length, three values
+    worked out later, and seven FIFOCaches of the sizes point 18 makes them at; and those
+    slots are still the strip's own (`__slots__`). If it sets another slot, ours must too;
+    if it makes its caches lazily itself, point 18 can go."""
+    from rich.segment import Segment
+    from textual.cache import FIFOCache
+    from textual.strip import Strip
+
+    from byok_tui.compat import STRIP_CACHES
+
+    init = original_once(strips_make_their_caches_when_used, Strip, "__init__")
+    made = object.__new__(Strip)
+    init(made, [Segment("hello")], 5)
+    slots = {name: Strip.__dict__[name] for name in Strip.__slots__}
+    set_by_init = {}
+    for name, slot in slots.items():
+        descriptor = getattr(slot, "_slot", slot)  # point 18's, or Textual's own
+        with contextlib.suppress(AttributeError):
+            set_by_init[name] = descriptor.__get__(made, Strip)
+    caches = {
+        name: held._maxsize for name, held in set_by_init.items() if isinstance(held, FIFOCache)
+    }
+    assert caches == STRIP_CACHES
+    others = {name: held for name, held in set_by_init.items() if name not in caches}
+    assert others == {
+        "_segments": [Segment("hello")],
+        "_cell_length": 5,
+        "_render_cache": None,
+        "_link_ids": None,
+        "_cell_count": None,
+    }

@@ -76,6 +76,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "assert getattr(Screen._on_screen_resume, 'styled_once', False), 'styled once'\n"
         "assert getattr(Compositor._get_renders, 'what_they_show', False), 'partial updates'\n"
         "assert getattr(Strip.divide, 'kept_out_of_cycles', False), 'strips'\n"
+        "assert getattr(Strip.__init__, 'caches_when_used', False), 'strip caches'\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
