@@ -76,3 +76,29 @@ def test_an_amount_is_never_shown_as_zero_or_in_exponent_form(amount: float) -> 
     assert float(shown[1:].replace(",", "")) > 0, shown
     # Two significant digits at least: never off by more than 10 %.
     assert math.isclose(float(shown[1:].replace(",", "")), amount, rel_tol=0.1, abs_tol=0.005)
+
+
+def test_the_price_data_is_kept_out_of_the_collectors_sight_once_loaded() -> None:
+    """The first price loads genai-prices' data (~72,000 objects), which the process keeps
+    to its end: left to the collector, ~12,000 of them were still young when the first reply
+    streamed, a quarter of what the older generation's collection then scanned (a pause that
+    delays a key typed meanwhile). Once loaded it is frozen (gc.freeze), once a process."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import gc\n"
+        "from byok_tui.pricing import cost_of\n"
+        "from byok_tui.providers.types import Usage\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "cost_of('openai', 'gpt-5.5', Usage(10, 0))\n"
+        "frozen = gc.get_freeze_count()\n"
+        "assert frozen > 50_000, frozen\n"
+        "kept = [[] for _ in range(1000)]\n"
+        "cost_of('openai', 'gpt-5.5', Usage(20, 0))\n"
+        "assert gc.get_freeze_count() == frozen, 'frozen again'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
