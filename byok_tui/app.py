@@ -37,6 +37,7 @@ from byok_tui.compat import (
     screens_lay_out_once_a_size,
     screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
+    scrollbars_left_to_the_layout,
     stop_after_crash,
     strips_kept_out_of_cycles,
     strips_make_their_caches_when_used,
@@ -141,7 +142,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11 and 13-18
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11 and 13-19
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -152,6 +153,7 @@ class ByokApp(App[None]):
         partial_updates_draw_what_they_show()
         strips_kept_out_of_cycles()
         strips_make_their_caches_when_used()
+        scrollbars_left_to_the_layout()
         self._services = services
         if services is not None:
             environ = services.environ

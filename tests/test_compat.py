@@ -32,6 +32,7 @@ from byok_tui.compat import (
     screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
+    scrollbars_left_to_the_layout,
     sse_decoders,
     stop_after_crash,
     strips_kept_out_of_cycles,
@@ -418,3 +419,25 @@ def test_18_a_strip_makes_seven_caches_as_it_is_made() -> None:
         "_link_ids": None,
         "_cell_count": None,
     }
+
+
+def test_19_a_layout_refreshes_scrollbars_before_the_frame_that_draws_them() -> None:
+    """Textual's `Widget._size_updated` still updates a scrolling widget's scrollbars when a
+    layout changes its size or length, `_scroll_update` still refreshes them (a repaint
+    asked for once idle: `_check_refresh` posts an Update for the next frame), the screen's
+    layout still does so before the frame it draws at once, and that frame still redraws
+    the clipped region of every widget whose place in the map changed. If Textual stops
+    asking for a second frame, point 19 can go."""
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+
+    size_updated = original_once(scrollbars_left_to_the_layout, Widget, "_size_updated")
+    assert "self._scroll_update(virtual_size)" in inspect.getsource(size_updated)
+    assert "self.vertical_scrollbar.refresh()" in inspect.getsource(Widget._scroll_update)
+    check = inspect.getsource(Widget._check_refresh)
+    assert "if self._repaint_required:" in check and "messages.Update(self)" in check
+    layout = inspect.getsource(Screen._refresh_layout)
+    sized = layout.index("widget._size_updated(region.size, virtual_size, container_size)")
+    assert sized < layout.index("self._compositor_refresh()")
+    reflow = getattr(Compositor.reflow, "replaced", Compositor.reflow)  # point 13 wraps it
+    assert "map_geometry.clip.intersection(map_geometry.region)" in inspect.getsource(reflow)

@@ -428,3 +428,65 @@ def test_a_strip_makes_only_the_caches_it_uses() -> None:
     assert [part.text for part in strip.divide([6, 11])] == ["hello ", "world"]
     assert strip.divide([6, 11]) is strip.divide([6, 11])
     assert caches(strip) == 2
+
+
+async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each line a streaming reply gains lays the transcript out, and that layout's frame
+    draws the transcript's scrollbar at its new length. Textual then drew the scrollbar again
+    in a frame of its own a few ms later (the layout's refresh of it asked for the next
+    frame): ~36 frames more in a 2,000-token paced reply, ~2 ms each. Through
+    byok_tui/compat.py (point 19) it is left to the layout's frame; and what the terminal
+    last got for the scrollbar is what drawing it afresh gives."""
+    from textual.app import App
+    from textual.geometry import Region
+    from textual.scrollbar import ScrollBar
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    from tests.support.keys import FAKE_KEYS
+    from tests.support.stored import one_exchange
+
+    drawn: set[str] = set()  # what the frame being made drew
+    frames: list[set[str]] = []
+    bar_drawn: list[list[Strip]] = []  # the transcript's scrollbar, as last drawn
+    render_lines, display = Widget.render_lines, App._display
+
+    def recorded_render(self: Widget, crop: Region) -> list[Strip]:
+        lines = render_lines(self, crop)
+        drawn.add(type(self).__name__)
+        if isinstance(self, ScrollBar) and isinstance(self.parent, Transcript):
+            bar_drawn[:] = [lines]
+        return lines
+
+    def recorded_display(self: App[None], screen: object, renderable: object) -> None:
+        if renderable is not None:
+            frames.append(set(drawn))
+        drawn.clear()
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Widget, "render_lines", recorded_render)
+    monkeypatch.setattr(App, "_display", recorded_display)
+    store, conversation = one_exchange(FAKE_KEYS["openai"], "Taller than the screen")
+    for number in range(10):  # the scrollbar is there before the reply
+        store.add_message(conversation.id, "user", f"question {number}")
+        store.add_message(conversation.id, "assistant", f"answer {number}")
+    store.close()
+    fake = FakeProviders()
+    fake.enqueue(*[f"word {n} " for n in range(400)], pause=0.004)
+    app = app_answered_by(fake)
+    async with app.run_test(size=(60, 16)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me a lot")
+        await wait_for(pilot, lambda: "word 399" in "".join(replies(app)))
+        await pilot.pause(0.3)
+        bar = chat(app).query_one(Transcript).vertical_scrollbar
+        bar._styles_cache.clear()
+        afresh = bar.render_lines(Region(0, 0, bar.size.width, bar.size.height))
+    grew = [frame for frame in frames if "MarkdownText" in frame and "ScrollBar" in frame]
+    bar_alone = [frame for frame in frames if "ScrollBar" in frame and "ReplyView" not in frame]
+    assert len(grew) >= 5, "the reply never grew the transcript past the screen"
+    assert not bar_alone, f"{len(bar_alone)} frames drew the scrollbar alone"
+    assert bar_drawn and [line.text for line in bar_drawn[0]] == [line.text for line in afresh]
+    assert bar_drawn[0] == afresh
