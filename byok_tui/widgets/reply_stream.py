@@ -15,7 +15,6 @@ import contextlib
 from time import monotonic
 
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
 
 from byok_tui.redaction import StreamRedactor
@@ -41,7 +40,7 @@ class ReplyStream:
         self._reasoning: list[str] = []
         self._redactors = (StreamRedactor(), StreamRedactor())  # text, reasoning
         self._flush_due = False
-        self._timer: Timer | None = None
+        self._due: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
         self._last_flush_chars = 0
         self._first_drawn = asyncio.Event()
@@ -76,7 +75,10 @@ class ReplyStream:
         frame = BURST_FRAME_SECONDS if self._last_flush_chars >= BURST_CHARS else FRAME_SECONDS
         wait = self._last_flush + frame - monotonic()
         if wait > 0:
-            self._timer = self._owner.set_timer(wait, self.flush)
+            # The loop's own timer, the flush then run by the owner as set_timer would: a
+            # Textual timer is a task of its own, made and ended ten times a second.
+            loop = asyncio.get_running_loop()
+            self._due = loop.call_later(wait, self._owner.call_next, self.flush)
         else:
             # After the writer's turn, so that what arrives in the same read goes out together
             # (not a zero-delay timer: Textual's timer divides by its interval).
@@ -84,9 +86,9 @@ class ReplyStream:
 
     def flush(self, *, final: bool = False) -> None:
         """Show what was written; `final`: all of it, keys held back included (the reply ended)."""
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
         self._flush_due = False
         view = self._view
         if view is None:
