@@ -153,7 +153,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads point 5 too
     import asyncio
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown
@@ -560,11 +560,11 @@ STRIP_CACHES = {
 class _CacheMadeWhenRead:
     """One of a strip's cache slots, whose FIFOCache is made the first time it is read."""
 
-    __slots__ = ("_size", "_slot")
+    __slots__ = ("_make", "_slot")
 
-    def __init__(self, slot: Any, size: int) -> None:
+    def __init__(self, slot: Any, make: Callable[[], Any]) -> None:
         self._slot = slot  # the slot's own descriptor, which holds the cache once made
-        self._size = size
+        self._make = make
 
     def __get__(self, strip: Strip | None, owner: type | None = None) -> Any:
         if strip is None:
@@ -572,9 +572,7 @@ class _CacheMadeWhenRead:
         try:
             return self._slot.__get__(strip, owner)
         except AttributeError:  # not read before
-            from textual.cache import FIFOCache
-
-            cache: FIFOCache[Any, Any] = FIFOCache(self._size)
+            cache = self._make()
             self._slot.__set__(strip, cache)
             return cache
 
@@ -584,13 +582,15 @@ class _CacheMadeWhenRead:
 
 def strips_make_their_caches_when_used() -> None:
     """A strip makes each of its caches the first time it uses it (point 18); once."""
+    from textual.cache import FIFOCache
     from textual.strip import Strip
 
     if getattr(Strip.__init__, "caches_when_used", False):
         return
     init = Strip.__init__
     for name, size in STRIP_CACHES.items():
-        setattr(Strip, name, _CacheMadeWhenRead(Strip.__dict__[name], size))
+        made = functools.partial(FIFOCache, size)
+        setattr(Strip, name, _CacheMadeWhenRead(Strip.__dict__[name], made))
 
     def __init__(self: Strip, segments: Iterable[Segment], cell_length: int | None = None) -> None:
         self._segments = list(segments)
