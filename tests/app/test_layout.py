@@ -474,14 +474,20 @@ async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_ow
         store.add_message(conversation.id, "assistant", f"answer {number}")
     store.close()
     fake = FakeProviders()
-    fake.enqueue(*[f"word {n} " for n in range(400)], pause=0.004)
+    fake.enqueue(*[f"word {n} " for n in range(600)], pause=0.004)
     app = app_answered_by(fake)
     async with app.run_test(size=(60, 16)) as pilot:
         await settle(pilot)
+        # Counted once the scrollbar is there (its first appearance is a layout of its own)
+        transcript = chat(app).query_one(Transcript)
+        await wait_for(pilot, lambda: transcript.show_vertical_scrollbar and bool(bar_drawn))
         await send(pilot, "Tell me a lot")
-        await wait_for(pilot, lambda: "word 399" in "".join(replies(app)))
+        # ... and once it streams: sending redraws the column (the activity line) as a whole.
+        await wait_for(pilot, lambda: "word 20 " in "".join(replies(app)[-1:]))
+        frames.clear()
+        await wait_for(pilot, lambda: "word 599" in "".join(replies(app)))
         await pilot.pause(0.3)
-        bar = chat(app).query_one(Transcript).vertical_scrollbar
+        bar = transcript.vertical_scrollbar
         bar._styles_cache.clear()
         afresh = bar.render_lines(Region(0, 0, bar.size.width, bar.size.height))
     grew = [frame for frame in frames if "MarkdownText" in frame and "ScrollBar" in frame]
