@@ -15,6 +15,8 @@ import statistics
 import sys
 import tempfile
 import time
+import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -851,22 +853,51 @@ def print_table(results: list[Result]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
 
 
+DID_NOT_FINISH = "did not finish (traceback above)"
+
+
+def _did_not_finish(numbers: set[int], error: Exception) -> list[Result]:
+    """Rows for benchmarks that raised: the others still run, and the table says which failed
+    and why (the run then exits with status 1)."""
+    traceback.print_exception(error)
+    return [Result(n, DID_NOT_FINISH, f"{error!r}", "-", None, "-", False) for n in sorted(numbers)]
+
+
+def _picked(got: Result | tuple[Any, ...] | list[Result], numbers: set[int]) -> list[Result]:
+    rows = got if isinstance(got, list) else list(got) if isinstance(got, tuple) else [got]
+    return [row for row in rows if isinstance(row, Result) and row.number in numbers]
+
+
+async def _awaited(numbers: set[int], benchmark: Awaitable[Any]) -> list[Result]:
+    try:
+        return _picked(await benchmark, numbers)
+    except Exception as error:
+        return _did_not_finish(numbers, error)
+
+
+def _called(numbers: set[int], benchmark: Callable[[], Any]) -> list[Result]:
+    try:
+        return _picked(benchmark(), numbers)
+    except Exception as error:
+        return _did_not_finish(numbers, error)
+
+
 async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result]:
     results = []
     if 2 in only:
-        results.append(await bench_streaming(work, quick))
+        results += await _awaited({2}, bench_streaming(work, quick))
     if 3 in only:
-        results.append((await bench_history(work, quick))[0])
+        results += await _awaited({3}, bench_history(work, quick))
     if only & {4, 5}:
-        results.extend(r for r in await bench_send(work, quick) if r.number in only)
+        results += await _awaited(only & {4, 5}, bench_send(work, quick))
     if 8 in only:
-        results.append(await bench_typing(work, quick))
+        results += await _awaited({8}, bench_typing(work, quick))
     if 10 in only:
-        results.append(await bench_send_in_long(work, quick))
+        results += await _awaited({10}, bench_send_in_long(work, quick))
     if 11 in only:
-        results.append(await bench_large_reply(work, quick))
+        results += await _awaited({11}, bench_large_reply(work, quick))
     if 13 in only:
-        results.append(await bench_many_conversations(work, quick))
+        results += await _awaited({13}, bench_many_conversations(work, quick))
     return results
 
 
@@ -892,19 +923,22 @@ def main() -> int:
     compile_like_an_install()
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
         work = Path(tmp)
+        memory: Memory | None = None
         if only & {1, 6}:
-            startup, memory = bench_startup(work, args.quick)
-            if 1 in only:
-                results.append(startup)
+            try:
+                startup, memory = bench_startup(work, args.quick)
+                results += [startup] if 1 in only else []
+            except Exception as error:
+                results += _did_not_finish(only & {1, 6}, error)
         results += asyncio.run(run_in_process(work, args.quick, only))
         after = rss_mb()
         if 7 in only:
-            results.append(bench_usage(work, args.quick))
+            results += _called({7}, lambda: bench_usage(work, args.quick))
         if 9 in only:
-            results.append(bench_search(work, args.quick))
+            results += _called({9}, lambda: bench_search(work, args.quick))
         if 12 in only:
-            results.append(bench_paced_stream(work, args.quick))
-    if 6 in only:
+            results += _called({12}, lambda: bench_paced_stream(work, args.quick))
+    if 6 in only and memory is not None:
         results.append(
             Result(
                 6,
@@ -925,7 +959,7 @@ def main() -> int:
         json.dumps({"quick": args.quick, "results": [asdict(r) for r in results]}, indent=1)
     )
     print(f"Written to {args.json}")
-    return 0
+    return 1 if any(r.what == DID_NOT_FINISH for r in results) else 0
 
 
 if __name__ == "__main__":

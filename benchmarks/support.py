@@ -9,6 +9,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import select
 import signal
 import sqlite3
@@ -138,6 +139,9 @@ def rss_mb(pid: int | None = None) -> float:
     return int(line.split()[1]) / 1024
 
 
+ESCAPE_SEQUENCE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()].|.)")
+
+
 class Terminal:
     """A program running in a pseudo-terminal of its own: what it draws is read (and kept,
     the last 64 KiB), keys are typed into it, and its CPU time is read from /proc."""
@@ -178,9 +182,16 @@ class Terminal:
         deadline = time.perf_counter() + timeout
         while marker not in self.seen:
             if time.perf_counter() > deadline:
-                raise TimeoutError(f"never drew {marker!r}")
+                raise TimeoutError(
+                    f"never drew {marker!r} in {timeout:.0f} s; its last text: {self.last_text()!r}"
+                )
             self.read(0.05)
         return time.perf_counter()
+
+    def last_text(self, chars: int = 600) -> str:
+        """The end of what it drew, escape sequences left out: what a failed wait saw."""
+        text = ESCAPE_SEQUENCE.sub(" ", self.seen.decode(errors="replace"))
+        return " ".join(text.split())[-chars:]
 
     def echo(self, key: str, timeout: float = 5) -> float:
         """Type `key` (one that nothing else draws); seconds until it is drawn."""
