@@ -551,7 +551,7 @@ def bench_paced_stream(work: Path, quick: bool) -> Result:
             app_cpus.append(_paced_app_round(env, server, typing=False)[0])
         plain_cpu, app_cpu = statistics.median(plain_cpus), statistics.median(app_cpus)
         # Beside it (no target), the same reply under a page of history: each time the reply
-        # grows, Textual lays out every widget the transcript holds (a page is 60 messages).
+        # grows, Textual lays out every widget the transcript holds (the newest 20 messages).
         long_env = make_home(work / "paced-long", 1, 10 if quick else 100)
         long_env["BYOK_TUI_OPENAI_BASE_URL"] = env["BYOK_TUI_OPENAI_BASE_URL"]
         long_cpu = _paced_app_round(long_env, server, typing=False)[0]

@@ -269,10 +269,10 @@ class AppData:
 
     def newest_page(self, conversation_id: int) -> TranscriptPage:
         """The newest page of the conversation's branch on screen."""
-        from byok_tui.chat_state import PAGE
+        from byok_tui.chat_state import NEWEST_PAGE
 
         self._settled()
-        return self._context.db.branch.page(conversation_id, PAGE)
+        return self._context.db.branch.page(conversation_id, NEWEST_PAGE)
 
     def search(self, typed: str) -> list[SearchHit]:
         """Every message and title matching `typed` (words, word*, "phrases"), newest first."""

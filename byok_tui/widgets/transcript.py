@@ -342,12 +342,15 @@ class Transcript(VerticalScroll):
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arrangement = super().arrange(size, optimal)
-        if self._following:
+        bottom = max(0, arrangement.total_region.bottom - size.height)
+        if self._following and bottom != self.scroll_y:
             # Keep the bottom in view in the very frame the content grows (byok_tui/compat.py,
             # point 3: what to do once textual#6677 is fixed).
-            bottom = max(0, arrangement.total_region.bottom - size.height)
-            if bottom != self.scroll_y:
-                scroll_in_layout(self, bottom)
+            scroll_in_layout(self, bottom)
+        if not bottom and self._earlier and not self._asked_earlier:
+            # What is shown leaves room above it (short messages, a tall terminal): the
+            # reader could not scroll up to ask for earlier messages, so they are read now.
+            self.call_later(self._want_earlier)
         return arrangement
 
     def text_to_copy(self) -> str | None:

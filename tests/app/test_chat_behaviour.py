@@ -15,7 +15,7 @@ from textual.widgets import Button, Collapsible
 
 from byok_tui import app_data, chat_state
 from byok_tui.app import ByokApp
-from byok_tui.chat_state import PAGE, KeyInUse
+from byok_tui.chat_state import NEWEST_PAGE, PAGE, KeyInUse
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.screens import chat as chat_screen
@@ -279,23 +279,25 @@ def shown_in(transcript: Transcript) -> list[str]:
 
 
 async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_on_demand() -> None:
-    """Only the newest page is read on opening; Show earlier (or scrolling to the top) reads
-    the page before it, until the first message, and the button goes."""
-    questions(150)
+    """Only the newest messages (NEWEST_PAGE, a few screens) are read on opening; Show
+    earlier (or scrolling to the top) reads the page before them, until the first message,
+    and the button goes."""
+    total = NEWEST_PAGE + PAGE + 10
+    questions(total)
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         transcript = await settled_transcript(pilot)
         shown = functools.partial(shown_in, transcript)
 
-        assert shown()[-1] == "question 149"
-        assert len(shown()) == PAGE
+        assert shown()[-1] == f"question {total - 1}"
+        assert len(shown()) == NEWEST_PAGE
         transcript.scroll_home(animate=False)  # reaching the top reads the page before
-        await wait_for(pilot, lambda: len(shown()) == 2 * PAGE)
+        await wait_for(pilot, lambda: len(shown()) == NEWEST_PAGE + PAGE)
         await pilot.pause()
         assert transcript.scroll_y > 0, "the reader stays where they were, above it"
         transcript.query_one(".earlier", Button).press()  # the button reads the next
-        await wait_for(pilot, lambda: len(shown()) == 150)
-        assert shown() == [f"question {n}" for n in range(150)]
+        await wait_for(pilot, lambda: len(shown()) == total)
+        assert shown() == [f"question {n}" for n in range(total)]
         await wait_for(pilot, lambda: not transcript.query(".earlier"))
 
 
@@ -311,17 +313,20 @@ async def test_a_reader_far_back_holds_at_most_300_messages_and_can_return_to_th
         def oldest_is(text: str) -> bool:
             return shown()[0] == text
 
-        for pages in range(2, 7):  # up to the sixth page: 360 read
+        read = NEWEST_PAGE
+        while read <= MOST_SHOWN:  # pages until the newest have to go
+            read += PAGE
             transcript.scroll_home(animate=False)
-            await wait_for(pilot, functools.partial(oldest_is, f"question {400 - pages * PAGE}"))
+            await wait_for(pilot, functools.partial(oldest_is, f"question {400 - read}"))
             transcript.scroll_to(y=5, animate=False)  # away from the top again
             await pilot.pause()
-        assert shown() == [f"question {n}" for n in range(40, 40 + MOST_SHOWN)]
+        assert read > MOST_SHOWN
+        assert shown() == [f"question {n}" for n in range(400 - read, 400 - read + MOST_SHOWN)]
         back = transcript.query(Button).last()
         assert str(back.label) == "Show the newest messages"
         back.press()
         await wait_for(pilot, lambda: shown()[-1] == "question 399")
-        assert len(shown()) == PAGE
+        assert len(shown()) == NEWEST_PAGE
 
 
 async def test_opening_a_conversation_reads_only_its_newest_page(
@@ -332,7 +337,7 @@ async def test_opening_a_conversation_reads_only_its_newest_page(
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.4-mini")
     conversation = store.create_conversation(bot.id, "long")
-    for number in range(PAGE + 10):
+    for number in range(NEWEST_PAGE + 10):
         store.add_message(conversation.id, "user", f"question {number}")
 
     def whole(self: Store, conversation_id: int) -> None:
@@ -344,7 +349,25 @@ async def test_opening_a_conversation_reads_only_its_newest_page(
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         shown = [m.message_text for m in app.screen.query_one(Transcript).query(UserMessage)]
-        assert shown == [f"question {n}" for n in range(10, PAGE + 10)]
+        assert shown == [f"question {n}" for n in range(10, NEWEST_PAGE + 10)]
+
+
+async def test_newest_messages_that_do_not_fill_the_transcript_are_joined_by_earlier_ones() -> None:
+    """A conversation of short messages in a tall terminal: the newest page leaves room
+    above it, so earlier pages are read until the transcript is full (or the conversation
+    read), and the reader stays at the newest message."""
+    questions(300)
+    app = make_app()
+    async with app.run_test(size=(140, 120)) as pilot:
+        transcript = await settled_transcript(pilot)
+        shown = functools.partial(shown_in, transcript)
+        await wait_for(pilot, lambda: len(shown()) > NEWEST_PAGE)
+        await settle(pilot)
+
+        assert len(shown()) == NEWEST_PAGE + PAGE  # a message is two lines: 160 > 110
+        assert transcript.max_scroll_y > 0
+        assert transcript.scroll_y == transcript.max_scroll_y
+        assert shown()[-1] == "question 299"
 
 
 async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> None:
@@ -490,3 +513,17 @@ async def test_pasted_text_lands_in_the_composer_once() -> None:
         app.post_message(Paste("hello\nworld"))  # as the terminal delivers a paste
         await pilot.pause()
         assert composer.text == "Say hello\nworld"
+
+
+async def test_a_terminal_made_taller_reads_earlier_messages_into_the_room() -> None:
+    """The newest page filled the transcript; made taller, it does not: earlier messages are
+    read as if the reader had scrolled to the top."""
+    questions(300)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        transcript = await settled_transcript(pilot)
+        assert len(shown_in(transcript)) == NEWEST_PAGE
+        await pilot.resize_terminal(140, 120)
+        await wait_for(pilot, lambda: len(shown_in(transcript)) == NEWEST_PAGE + PAGE)
+        await settle(pilot)
+        assert transcript.scroll_y == transcript.max_scroll_y > 0

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
 from byok_tui.app import ByokApp
-from byok_tui.chat_state import PAGE, REVEAL_SPAN
+from byok_tui.chat_state import NEWEST_PAGE, PAGE, REVEAL_SPAN
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.screens.search import SearchScreen
@@ -195,7 +195,7 @@ async def test_the_way_back_shows_the_newest_messages_again() -> None:
         transcript.query(Button).last().press()
         await wait_for(pilot, lambda: showing_the_newest(transcript))
         shown = [m.message_text for m in transcript.query(UserMessage)]
-        assert shown[-1] == f"message {FAR - 1}" and len(shown) == PAGE
+        assert shown[-1] == f"message {FAR - 1}" and len(shown) == NEWEST_PAGE
 
 
 async def test_a_page_found_far_back_offers_no_continue_for_its_last_reply() -> None:
