@@ -1,8 +1,8 @@
-"""Every place byok-tui relies on what Textual or httpx-sse do not document, in one module.
+"""Every place byok-tui relies on what Textual, httpx or httpx-sse do not document, in one module.
 
 Each touch point says what it relies on and why, and has a canary test in
 tests/test_compat.py (marked `internals`: after an upgrade, `pytest -m internals` shows at once
-which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
+which ones broke). Checked against textual 8.2.8, httpx 0.28 (httpcore 1.0) and httpx-sse 0.4.
 
 1. `virtual_size_set_by_layout`: redeclares a widget's `virtual_size` reactive so that a change
    asks for no second layout. Textual lays a widget out again whenever its virtual size
@@ -141,6 +141,13 @@ which ones broke). Checked against textual 8.2.8 and httpx-sse 0.4.
    drawn lines are still thrown away (`_set_dirty`). Not reported upstream yet; once
    Textual leaves a scrollbar to the layout's frame, remove this and keep the test in
    tests/app/test_layout.py, which must pass unchanged.
+20. `with_network_backend`: sets the network backend of an httpx transport's connection
+   pool (`AsyncHTTPTransport._pool`, an httpcore `AsyncConnectionPool`, and its
+   `_network_backend`, which each connection it makes is given). httpcore takes a backend
+   (a public interface), httpx's transport offers no way to pass one. Ours
+   (providers/network.py) reads a socket without anyio's cancel scope and pause/resume per
+   read. Once httpx's transport takes a `network_backend`, pass it there and keep the tests
+   in tests/providers/test_network.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -210,6 +217,12 @@ def sse_decoders() -> tuple[Any, Any]:
     from httpx_sse._decoders import SSEDecoder, SSELineDecoder
 
     return SSELineDecoder(), SSEDecoder()
+
+
+def with_network_backend(transport: Any, backend: Any) -> None:
+    """`transport` (an httpx.AsyncHTTPTransport) makes its connections with `backend` (an
+    httpcore.AsyncNetworkBackend) (point 20)."""
+    transport._pool._network_backend = backend
 
 
 def recompose_footer_once(footer: Footer, screen: Screen[Any]) -> None:

@@ -1,4 +1,4 @@
-"""Canaries: one per place byok-tui relies on Textual, Rich or httpx-sse internals
+"""Canaries: one per place byok-tui relies on Textual, Rich, httpx or httpx-sse internals
 (byok_tui/compat.py).
 
 After an upgrade, `pytest -m internals` says at once which reliance broke, by name, before the
@@ -39,6 +39,7 @@ from byok_tui.compat import (
     strips_make_their_caches_when_used,
     timers_tick_at_the_next_interval,
     virtual_size_set_by_layout,
+    with_network_backend,
 )
 from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.transcript import Transcript
@@ -441,3 +442,22 @@ def test_19_a_layout_refreshes_scrollbars_before_the_frame_that_draws_them() -> 
     assert sized < layout.index("self._compositor_refresh()")
     reflow = getattr(Compositor.reflow, "replaced", Compositor.reflow)  # point 13 wraps it
     assert "map_geometry.clip.intersection(map_geometry.region)" in inspect.getsource(reflow)
+
+
+def test_20_an_httpx_transport_s_pool_gives_its_connections_its_network_backend() -> None:
+    """httpx's `AsyncHTTPTransport` still keeps its httpcore `AsyncConnectionPool` in `_pool`,
+    which still hands its `_network_backend` to each connection it makes. If httpx's
+    transport takes a `network_backend` of its own, point 20 can go."""
+    import httpcore
+    import httpx
+
+    from byok_tui.providers.network import ProtocolBackend
+
+    backend = ProtocolBackend()
+    transport = httpx.AsyncHTTPTransport()
+    assert isinstance(transport._pool, httpcore.AsyncConnectionPool)
+    assert isinstance(transport._pool._network_backend, httpcore.AsyncNetworkBackend)
+    with_network_backend(transport, backend)
+    connection = transport._pool.create_connection(httpcore.Origin(b"https", b"example.org", 443))
+    assert connection._network_backend is backend  # type: ignore[attr-defined]
+    assert "network_backend" not in inspect.signature(httpx.AsyncHTTPTransport).parameters

@@ -120,10 +120,16 @@ class ProviderClient:
         import httpx
         import orjson  # noqa: F401 (the request bodies' encoder, loaded here off the event loop)
 
+        from byok_tui.compat import with_network_backend
+        from byok_tui.providers.network import ProtocolBackend
+
+        # No proxies, .netrc credentials or certificate paths picked up from the environment.
+        transport = httpx.AsyncHTTPTransport(verify=True, trust_env=False)
+        with_network_backend(transport, ProtocolBackend())  # cheaper reads: network.py
         self._http = httpx.AsyncClient(
+            transport=transport,
             follow_redirects=False,  # a redirect must never carry a key to another host
-            trust_env=False,  # no proxies or .netrc credentials picked up from the environment
-            verify=True,
+            trust_env=False,
             timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
             headers={"user-agent": f"byok-tui/{__version__}"},
         )

@@ -21,17 +21,17 @@ from tests.support.provider_server import ProviderServer, Reply, openai_reply, s
 
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The size of each read of the socket the HTTP stack made."""
-    from httpcore._backends.anyio import AnyIOStream
+    from byok_tui.providers.network import ProtocolStream
 
     sizes: list[int] = []
-    real = AnyIOStream.read
+    real = ProtocolStream.read
 
-    async def counted(self: AnyIOStream, *args: Any, **kwargs: Any) -> bytes:
+    async def counted(self: ProtocolStream, *args: Any, **kwargs: Any) -> bytes:
         data = await real(self, *args, **kwargs)
         sizes.append(len(data))
         return data
 
-    monkeypatch.setattr(AnyIOStream, "read", counted)
+    monkeypatch.setattr(ProtocolStream, "read", counted)
     return sizes
 
 
@@ -59,7 +59,7 @@ async def test_tokens_at_a_models_pace_are_read_a_few_at_a_time(
     # A pause after each wait, then a read of what gathered and one waiting for the next
     # token: ~77 reads where there were 102, one a token and the stream's end.
     assert len(pauses) >= 5
-    assert len(reads) <= 85, f"{len(reads)} reads for 100 tokens: one a token"
+    assert 10 <= len(reads) <= 85, f"{len(reads)} reads for 100 tokens: one a token"
 
 
 async def test_text_already_waiting_is_read_without_a_pause(
