@@ -108,6 +108,7 @@ class BotActions:
             return
         renamed = config.name != state.bot.config.name
         state.bot = replace(state.bot, config=config)  # what is saved now
+        screen.column.draft_goes_elsewhere()  # another model or system prompt costs otherwise
         if renamed:
             state.bots = [state.bot if b.id == bot_id else b for b in state.bots]
             screen.query_one(Sidebar).show_bots(state.bots, bot_id)

@@ -171,6 +171,14 @@ class ChatColumn(Vertical):
                 self.call_after_refresh(self._read_ahead, bot_id, conversation.id)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
+        self.draft_goes_elsewhere()
+
+    def draft_goes_elsewhere(self) -> None:
+        """What a message would go to changed (a bot or conversation opened, the bot's
+        settings saved): the draft's estimate is worked out again, for it."""
+        composer = self.query_one(ChatComposer)
+        if composer.text.strip():
+            composer.estimate_soon()
 
     @work(thread=True, exclusive=True, group="read-ahead", exit_on_error=False)
     def _read_ahead(self, bot_id: int, conversation_id: int) -> None:
@@ -189,6 +197,7 @@ class ChatColumn(Vertical):
     def new_conversation(self) -> None:
         self._conversation = None
         self.query_one(Transcript).show_page(TranscriptPage.empty())
+        self.draft_goes_elsewhere()
 
     def on_conversation_transcript_newest_shown(
         self, message: ConversationTranscript.NewestShown

@@ -54,11 +54,16 @@ class ChatComposer(Composer):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is not self:
             return
+        self.estimate_soon()
+        self.draft_changed()
+
+    def estimate_soon(self) -> None:
+        """Work out what sending the draft would cost once typing pauses: after each key, and
+        when what it would go to changed (another conversation or bot, the bot's settings)."""
         # A keystroke only restarts this timer: the estimate waits for typing to pause.
         if self._pause is not None:
             self._pause.stop()
         self._pause = self.set_timer(ESTIMATE_PAUSE, self._estimate)
-        self.draft_changed()
 
     # The draft, kept for the next start ------------------------------------------------------
 

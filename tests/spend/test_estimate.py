@@ -3,6 +3,14 @@ history, draft), in the app while typing and with `ask --estimate`; never a requ
 
 from __future__ import annotations
 
+import threading
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from textual.widgets import TextArea
+
+import byok_tui.app_data
+import byok_tui.chat_state
 from byok_tui.estimate import Estimate, estimate, estimated_tokens
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
@@ -10,10 +18,26 @@ from byok_tui.pricing import cost_of
 from byok_tui.providers.types import Usage
 from byok_tui.services import open_services, open_store
 from tests.support.cli import run_cli
-from tests.support.pilot import make_app, settle, wait_for
+from tests.support.pilot import choose, make_app, settle, wait_for
 from tests.support.provider_server import ProviderServer
 
+if TYPE_CHECKING:
+    from byok_tui.app import ByokApp
+    from byok_tui.records import Conversation
+    from byok_tui.storage.store import Store
+
 KEY = "sk-proj-" + "E" * 60
+
+
+def long_conversation() -> tuple[Store, Conversation]:
+    """An OpenAI key, a gpt-5.5 bot, and a conversation of 8,000 characters."""
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "long")
+    store.add_message(conversation.id, "user", "q" * 4000)
+    store.add_message(conversation.id, "assistant", "a" * 4000)
+    return store, conversation
 
 
 def test_tokens_are_estimated_from_length_with_a_little_per_message() -> None:
@@ -52,12 +76,7 @@ def test_ask_estimate_prints_the_estimate_and_sends_and_stores_nothing(
 async def test_the_app_estimates_the_whole_request_while_typing_without_a_request(
     server: ProviderServer,
 ) -> None:
-    open_key_store(app_paths()).set(entry_name("openai"), KEY)
-    store = open_store(open_services())
-    bot = store.default_bot("openai", "gpt-5.5")
-    conversation = store.create_conversation(bot.id, "long")
-    store.add_message(conversation.id, "user", "q" * 4000)
-    store.add_message(conversation.id, "assistant", "a" * 4000)
+    long_conversation()
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
@@ -94,3 +113,71 @@ def test_the_estimate_of_a_bot_whose_provider_was_removed_still_counts_its_histo
         data.close()
     expected = estimate("removed-provider", "some-model", ["q" * 4000, "hello"])
     assert line == expected.line()
+
+
+def activity_of(app: ByokApp) -> str:
+    return str(app.screen.query_one("#activity").render()).strip()
+
+
+async def test_the_estimate_follows_the_conversation_the_draft_would_go_to(
+    server: ProviderServer,
+) -> None:
+    """The draft stays when another conversation is opened, and what sending it would cost
+    is worked out again: its history counts now, not the one left."""
+    store, long = long_conversation()
+    store.create_conversation(long.bot_id, "newer")  # the one that opens
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"hello")
+        alone = estimate("openai", "gpt-5.5", ["hello"]).line()
+        await wait_for(pilot, lambda: activity_of(app) == alone)
+
+        await choose(pilot, "#conversations", f"conv:{long.id}")
+        with_history = estimate("openai", "gpt-5.5", ["q" * 4000, "a" * 4000, "hello"]).line()
+        await wait_for(pilot, lambda: activity_of(app) == with_history)
+    assert server.requests == []
+
+
+async def test_a_draft_typed_while_the_app_opens_its_conversation_is_estimated_once_open(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing paused before the conversation was read: the estimate waited for it, rather
+    than saying nothing until the next key."""
+    long_conversation()
+    release = threading.Event()
+    read_state = byok_tui.chat_state.read_state
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(30)
+        return read_state(*args, **kwargs)
+
+    monkeypatch.setattr(byok_tui.app_data, "read_state", held)
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press(*"hello")
+        await pilot.pause(0.5)  # typing paused: the estimate's moment, nothing open yet
+        release.set()
+        expected = estimate("openai", "gpt-5.5", ["q" * 4000, "a" * 4000, "hello"]).line()
+        await wait_for(pilot, lambda: activity_of(app) == expected)
+    assert server.requests == []
+
+
+async def test_the_estimate_follows_the_bots_settings(server: ProviderServer) -> None:
+    """A system prompt written in the bot's settings is part of every request: the draft's
+    estimate counts it as soon as it is saved."""
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press(*"hello")
+        await wait_for(
+            pilot, lambda: activity_of(app) == estimate("openai", "gpt-5.5", ["hello"]).line()
+        )
+
+        app.screen.query_one("#bot-system", TextArea).text = "s" * 4000
+        with_prompt = estimate("openai", "gpt-5.5", ["s" * 4000, "hello"]).line()
+        await wait_for(pilot, lambda: activity_of(app) == with_prompt)
+    assert server.requests == []
