@@ -4,8 +4,8 @@ own protocol callbacks.
 httpx's default backend (anyio's streams) opens a cancel scope for every read and pauses and
 resumes the socket's reading around it (two epoll calls): at a model's pace each token is a
 read of its own, and those layers were about a third of what the send worker cost a streamed
-reply. Here the bytes that arrive wait in a buffer until read, the socket is read on until a
-megabyte waits unread, and a timeout is one timer of the loop's.
+reply. Here the bytes that arrive wait in a buffer until read, the socket is read on until
+64 KiB wait unread (a model's pace never gets there), and a timeout is one timer of the loop's.
 
 Errors are httpcore's own (ConnectError, ReadTimeout, ...), as its default backend raises
 them, so httpx maps them as usual. Never logs or keeps what it writes: a request carries a key.
@@ -21,7 +21,10 @@ from typing import Any
 import httpcore
 
 # Unread bytes at which the socket stops being read, and half of it, where reading resumes.
-UNREAD_LIMIT = 1 << 20
+# What httpcore reads at a time: in a burst, reading on past it only added the loop's socket
+# callbacks to the work ahead of the first words' frame (with a megabyte, benchmark 2's first
+# token came ~5-12 ms later than with anyio's reader).
+UNREAD_LIMIT = 1 << 16
 # Between attempts at a host's next address when the first has not answered (RFC 8305's
 # recommendation, as anyio's connect does).
 HAPPY_EYEBALLS_DELAY = 0.25
@@ -85,8 +88,12 @@ class _Connection(asyncio.Protocol):
                 expiry.cancel()
 
     def take(self, most: int) -> bytes:
-        taken = bytes(self.unread[:most])
-        del self.unread[:most]
+        if most >= len(self.unread):  # the usual case: all of it, without moving the rest
+            taken = bytes(self.unread)
+            self.unread.clear()
+        else:
+            taken = bytes(self.unread[:most])
+            del self.unread[:most]
         if self.reading_paused and len(self.unread) <= UNREAD_LIMIT // 2:
             self.reading_paused = False
             if self.transport is not None and not self.transport.is_closing():
@@ -111,6 +118,10 @@ class ProtocolStream(httpcore.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         connection = self._connection
+        if connection.unread or connection.ended:
+            # A checkpoint, as anyio's reads are: in a burst every read finds bytes waiting,
+            # and a reader that never yielded held off the frame with the first words.
+            await asyncio.sleep(0)
         while not connection.unread and not connection.ended:
             try:
                 await connection.wait(timeout)
