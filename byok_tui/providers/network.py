@@ -44,6 +44,8 @@ class _Connection(asyncio.Protocol):
         self.lost: BaseException | None = None  # why the connection broke, when it did
         self.reading_paused = False
         self.writing_paused = False
+        # One waiter: httpcore's HTTP/1.1 reads and writes a connection in turn, never both
+        # at once (HTTP/2, which would, is not enabled).
         self._waiter: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
