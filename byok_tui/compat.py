@@ -162,6 +162,8 @@ if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads po
     import asyncio
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
+    import httpcore
+    import httpx
     from markdown_it import MarkdownIt
     from rich.markdown import Markdown
     from rich.segment import Segment
@@ -219,9 +221,10 @@ def sse_decoders() -> tuple[Any, Any]:
     return SSELineDecoder(), SSEDecoder()
 
 
-def with_network_backend(transport: Any, backend: Any) -> None:
-    """`transport` (an httpx.AsyncHTTPTransport) makes its connections with `backend` (an
-    httpcore.AsyncNetworkBackend) (point 20)."""
+def with_network_backend(
+    transport: httpx.AsyncHTTPTransport, backend: httpcore.AsyncNetworkBackend
+) -> None:
+    """`transport` makes its connections with `backend` (point 20)."""
     transport._pool._network_backend = backend
 
 
