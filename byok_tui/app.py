@@ -30,6 +30,7 @@ from textual.widget import Widget
 from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    layouts_draw_what_they_resize,
     layouts_keep_their_map,
     output_ends_with_the_terminal,
     page_keys_need_lines,
@@ -37,7 +38,6 @@ from byok_tui.compat import (
     screens_lay_out_once_a_size,
     screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
-    scrollbars_left_to_the_layout,
     stop_after_crash,
     strips_kept_out_of_cycles,
     strips_make_their_caches_when_used,
@@ -153,7 +153,7 @@ class ByokApp(App[None]):
         partial_updates_draw_what_they_show()
         strips_kept_out_of_cycles()
         strips_make_their_caches_when_used()
-        scrollbars_left_to_the_layout()
+        layouts_draw_what_they_resize()
         self._services = services
         if services is not None:
             environ = services.environ

@@ -107,9 +107,13 @@ which ones broke). Checked against textual 8.2.8, httpx 0.28 (httpcore 1.0) and 
    drawn a frame for the 2-5 shown), the lines thrown away after. A widget whose visible
    part misses the crop covers none of the cells the update writes (each line is cut at
    every widget's edge), so leaving it out changes nothing on screen. The frames of a
-   2,000-token paced reply (headless, 120x40): 591-625 -> 473-517 ms in all. Not reported
-   upstream yet; once `_get_renders` tests the widget's own region, remove this and keep
-   the tests in tests/app/test_layout.py, which must pass unchanged.
+   2,000-token paced reply (headless, 120x40): 591-625 -> 473-517 ms in all. And it asks
+   each widget for the rows the update covers, not all its visible lines: the screen and
+   the containers behind a growing reply are as tall as the terminal, and every frame of a
+   paced reply drew their 31-40 lines for the few that changed (~80 ms of thread time in a
+   2,000-token reply, in a terminal). Not reported upstream yet; once `_get_renders` tests
+   the widget's own region and crops to the update, remove this and keep the tests in
+   tests/app/test_layout.py, which must pass unchanged.
 17. `strips_kept_out_of_cycles`: wraps `Strip.divide` and `Strip.crop_extend`
    (textual/strip.py) so that a strip that is its own result (divided at its own end, or
    cropped and extended to its own length) is returned without being cached in itself.
@@ -130,7 +134,7 @@ which ones broke). Checked against textual 8.2.8, httpx 0.28 (httpcore 1.0) and 
    collector ran 23-24 times, 7 without them. Not reported upstream yet; once Textual makes
    a strip's caches lazily, remove this and keep the test in tests/app/test_layout.py, which
    must pass unchanged.
-19. `scrollbars_left_to_the_layout`: wraps `Widget._size_updated` (textual/widget.py). A
+19. `layouts_draw_what_they_resize`: wraps `Widget._size_updated` (textual/widget.py). A
    layout that changes a scrolling container's size or length updates its scrollbars
    (`_scroll_update`), and their `refresh()` asks for a frame of its own once they are next
    idle, while the layout's own frame, which follows at once, already draws them afresh:
@@ -138,8 +142,12 @@ which ones broke). Checked against textual 8.2.8, httpx 0.28 (httpcore 1.0) and 
    redrawn. Each line a streaming reply gains did this: ~36 frames more in a 2,000-token
    paced reply, ~2 ms each, drawing only the scrollbar. A scrollbar whose whole region is in
    what that frame redraws (the compositor's dirty regions) has its request dropped; its
-   drawn lines are still thrown away (`_set_dirty`). Not reported upstream yet; once
-   Textual leaves a scrollbar to the layout's frame, remove this and keep the test in
+   drawn lines are still thrown away (`_set_dirty`). The same for the widget a layout
+   resized: `_set_dirty` asks for its whole region to be drawn again, a request that waits
+   for the widget's next refresh, so the flush after each layout of a streaming reply drew
+   all of the reply on screen (~30 lines where 2-13 had changed; 14 of 29 flushes in the
+   test). Not reported upstream yet; once Textual leaves a resized widget and its
+   scrollbars to the layout's frame, remove this and keep the tests in
    tests/app/test_layout.py, which must pass unchanged.
 20. `with_network_backend`: sets the network backend of an httpx transport's connection
    pool (`AsyncHTTPTransport._pool`, an httpcore `AsyncConnectionPool`, and its
@@ -506,8 +514,8 @@ def screens_styled_once_when_first_shown() -> None:
 
 
 def partial_updates_draw_what_they_show() -> None:
-    """A partial update draws only the widgets whose visible part it covers (point 16);
-    once."""
+    """A partial update draws only the widgets whose visible part it covers, and only the
+    rows of them it covers (point 16); once."""
     from textual._compositor import Compositor
     from textual.geometry import Region
 
@@ -525,8 +533,13 @@ def partial_updates_draw_what_they_show() -> None:
         for widget, (region, clip) in self.visible_widgets.items():  # front to back
             shown = region.intersection(clip)
             if overlaps(shown):
-                lines = Region(shown.x - region.x, shown.y - region.y, shown.width, shown.height)
-                yield region, clip, widget.render_lines(lines)
+                # The rows of it the update covers, each whole (every cut of a line stays
+                # where it was); given as the clip, `_render_chops` lays them over those rows.
+                top = max(shown.y, crop.y)
+                bottom = min(shown.bottom, crop.bottom)
+                drawn = Region(shown.x, top, shown.width, bottom - top)
+                lines = Region(drawn.x - region.x, top - region.y, drawn.width, drawn.height)
+                yield region, drawn, widget.render_lines(lines)
 
     _get_renders.what_they_show = True  # type: ignore[attr-defined]
     _get_renders.replaced = get_renders  # type: ignore[attr-defined]  # for the canary
@@ -620,31 +633,33 @@ def strips_make_their_caches_when_used() -> None:
     Strip.__init__ = __init__  # type: ignore[method-assign]
 
 
-def scrollbars_left_to_the_layout() -> None:
-    """A scrollbar that a layout's frame redraws asks for no frame of its own (point 19);
-    once."""
+def layouts_draw_what_they_resize() -> None:
+    """A widget resized by a layout, and its scrollbars, ask for no repaint of their own
+    when the layout's frame redraws them (point 19); once."""
     from textual.widget import Widget
 
-    if getattr(Widget._size_updated, "scrollbars_left_to_the_layout", False):
+    if getattr(Widget._size_updated, "left_to_the_layout", False):
         return
     size_updated = Widget._size_updated
 
     def _size_updated(
         self: Widget, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
     ) -> bool:
+        resized = layout and size != self._size
         changed = size_updated(self, size, virtual_size, container_size, layout)
-        if changed and layout and self.is_scrollable:
-            _drawn_by_the_layout(self)
+        if changed and layout and (resized or self.is_scrollable):
+            _drawn_by_the_layout(self, resized)
         return changed
 
-    _size_updated.scrollbars_left_to_the_layout = True  # type: ignore[attr-defined]
+    _size_updated.left_to_the_layout = True  # type: ignore[attr-defined]
     _size_updated.replaced = size_updated  # type: ignore[attr-defined]  # for the canary
     Widget._size_updated = _size_updated  # type: ignore[method-assign]
 
 
-def _drawn_by_the_layout(widget: Widget) -> None:
-    """Drop the repaint `widget`'s scrollbars asked for in this layout when the frame that
-    follows it redraws their whole region (a layout of the top screen, drawn at once)."""
+def _drawn_by_the_layout(widget: Widget, resized: bool) -> None:
+    """Drop the repaints `widget` (when `resized`) and its scrollbars asked for in this
+    layout when the frame that follows it redraws their whole region (a layout of the top
+    screen, drawn at once)."""
     from textual.errors import NoWidget
 
     screen = widget.screen
@@ -652,12 +667,17 @@ def _drawn_by_the_layout(widget: Widget) -> None:
     if app.is_inline or app._batch_count or screen is not app.screen:
         return
     redrawn = screen._compositor._dirty_regions
-    for bar in (widget._vertical_scrollbar, widget._horizontal_scrollbar):
-        if bar is None or not bar._repaint_required:
-            continue
+
+    def shown_and_redrawn(shown: Widget) -> bool:
         try:
-            region = screen.find_widget(bar).region
+            placed = screen.find_widget(shown)
         except NoWidget:  # not placed: nothing of it on screen
-            continue
-        if any(dirty.contains_region(region) for dirty in redrawn):
+            return False
+        visible = placed.region.intersection(placed.clip)
+        return any(dirty.contains_region(visible) for dirty in redrawn)
+
+    if resized and widget._repaint_regions and shown_and_redrawn(widget):
+        widget._repaint_regions.clear()
+    for bar in (widget._vertical_scrollbar, widget._horizontal_scrollbar):
+        if bar is not None and bar._repaint_required and shown_and_redrawn(bar):
             bar._repaint_required = False

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    layouts_draw_what_they_resize,
     layouts_keep_their_map,
     markdown_parsed_by_one_parser,
     output_ends_with_the_terminal,
@@ -32,7 +33,6 @@ from byok_tui.compat import (
     screens_styled_once_when_first_shown,
     screens_take_the_terminal_size_only,
     scroll_in_layout,
-    scrollbars_left_to_the_layout,
     sse_decoders,
     stop_after_crash,
     strips_kept_out_of_cycles,
@@ -427,13 +427,21 @@ def test_19_a_layout_refreshes_scrollbars_before_the_frame_that_draws_them() -> 
     layout changes its size or length, `_scroll_update` still refreshes them (a repaint
     asked for once idle: `_check_refresh` posts an Update for the next frame), the screen's
     layout still does so before the frame it draws at once, and that frame still redraws
-    the clipped region of every widget whose place in the map changed. If Textual stops
-    asking for a second frame, point 19 can go."""
+    the clipped region of every widget whose place in the map changed. A widget resized
+    still marks its whole region for a repaint (`_set_dirty`), which waits in
+    `_repaint_regions` until the widget is next refreshed. If Textual stops asking for a
+    second frame, and for a second drawing of what a layout resized, point 19 can go."""
     from textual._compositor import Compositor
     from textual.screen import Screen
 
-    size_updated = original_once(scrollbars_left_to_the_layout, Widget, "_size_updated")
+    size_updated = original_once(layouts_draw_what_they_resize, Widget, "_size_updated")
     assert "self._scroll_update(virtual_size)" in inspect.getsource(size_updated)
+    assert "if self._size != size:\n                self._set_dirty()" in inspect.getsource(
+        size_updated
+    )
+    set_dirty = inspect.getsource(Widget._set_dirty)
+    assert "self._repaint_regions.add(outer_size.region)" in set_dirty
+    assert "widget._exchange_repaint_regions()" in inspect.getsource(Compositor.update_widgets)
     assert "self.vertical_scrollbar.refresh()" in inspect.getsource(Widget._scroll_update)
     check = inspect.getsource(Widget._check_refresh)
     assert "if self._repaint_required:" in check and "messages.Update(self)" in check

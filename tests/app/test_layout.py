@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Label, Static
 
+from byok_tui.app import ByokApp
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.paths import app_paths
 from byok_tui.screens.chat_column import ChatColumn
@@ -330,6 +331,51 @@ async def test_a_key_typed_redraws_the_composer_not_the_whole_screen(
         assert elsewhere == [], "a key typed redrew widgets far from the composer"
 
 
+async def test_a_partial_update_draws_only_the_rows_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame that updates a few lines (a key typed into the composer) asks each widget
+    under them for those rows only: the screen, the chat column and the other containers
+    behind the composer are as tall as the terminal, and drawing all their visible lines
+    for every frame of a streaming reply was ~80 ms of a paced reply's CPU, thrown away."""
+    from textual._compositor import Compositor
+    from textual.geometry import Region
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    asked: list[tuple[Widget, Region]] = []
+    render_lines = Widget.render_lines
+
+    def counted(self: Widget, crop: Region) -> list[Strip]:
+        asked.append((self, crop))
+        return render_lines(self, crop)
+
+    crops: list[Region] = []
+    render_partial_update = Compositor.render_partial_update
+
+    def noted(self: Compositor) -> object:
+        if self._dirty_regions:
+            crops.append(Region.from_union(list(self._dirty_regions)))
+        return render_partial_update(self)
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.5)
+        monkeypatch.setattr(Widget, "render_lines", counted)
+        monkeypatch.setattr(Compositor, "render_partial_update", noted)
+        await pilot.press("x")
+        await pilot.pause()
+        assert chat(app).query_one(Composer).text == "x"
+    assert crops and asked
+    tallest_crop = max(crop.height for crop in crops)
+    assert tallest_crop < 20, "a key typed changed only the composer's lines"
+    too_many = {
+        type(widget).__name__: crop.height for widget, crop in asked if crop.height > tallest_crop
+    }
+    assert too_many == {}, "widgets were asked for rows the update does not change"
+
+
 async def test_a_partial_update_writes_what_drawing_every_widget_would(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -430,6 +476,22 @@ def test_a_strip_makes_only_the_caches_it_uses() -> None:
     assert caches(strip) == 2
 
 
+def answering_under_a_screenful(words: int) -> ByokApp:
+    """An app on a conversation of ten exchanges, taller than the screen, that answers
+    the next message with `words` words, 4 ms apart."""
+    from tests.support.keys import FAKE_KEYS
+    from tests.support.stored import one_exchange
+
+    store, conversation = one_exchange(FAKE_KEYS["openai"], "Taller than the screen")
+    for number in range(10):
+        store.add_message(conversation.id, "user", f"question {number}")
+        store.add_message(conversation.id, "assistant", f"answer {number}")
+    store.close()
+    fake = FakeProviders()
+    fake.enqueue(*[f"word {n} " for n in range(words)], pause=0.004)
+    return app_answered_by(fake)
+
+
 async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -444,9 +506,6 @@ async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_ow
     from textual.scrollbar import ScrollBar
     from textual.strip import Strip
     from textual.widget import Widget
-
-    from tests.support.keys import FAKE_KEYS
-    from tests.support.stored import one_exchange
 
     drawn: set[str] = set()  # what the frame being made drew
     frames: list[set[str]] = []
@@ -468,14 +527,7 @@ async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_ow
 
     monkeypatch.setattr(Widget, "render_lines", recorded_render)
     monkeypatch.setattr(App, "_display", recorded_display)
-    store, conversation = one_exchange(FAKE_KEYS["openai"], "Taller than the screen")
-    for number in range(10):  # the scrollbar is there before the reply
-        store.add_message(conversation.id, "user", f"question {number}")
-        store.add_message(conversation.id, "assistant", f"answer {number}")
-    store.close()
-    fake = FakeProviders()
-    fake.enqueue(*[f"word {n} " for n in range(600)], pause=0.004)
-    app = app_answered_by(fake)
+    app = answering_under_a_screenful(600)  # the scrollbar is there before the reply
     async with app.run_test(size=(60, 16)) as pilot:
         await settle(pilot)
         # Counted once the scrollbar is there (its first appearance is a layout of its own)
@@ -496,3 +548,90 @@ async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_ow
     assert not bar_alone, f"{len(bar_alone)} frames drew the scrollbar alone"
     assert bar_drawn and [line.text for line in bar_drawn[0]] == [line.text for line in afresh]
     assert bar_drawn[0] == afresh
+
+
+async def test_a_reply_a_layout_drew_is_not_drawn_whole_again_at_its_next_flush(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When a streaming reply outgrows the lines laid out for it, the layout's frame draws
+    all of it that is on screen at its new height. Textual also marked the whole reply for a
+    repaint (its size changed), and that request waited for the reply's next refresh: the
+    flush after every layout drew the whole visible reply again, ~30 lines where 2-13
+    changed (a third of a paced reply's frames). Through byok_tui/compat.py (point 19) the
+    layout's frame is enough; and what is on screen is the whole reply."""
+    from textual.app import App
+    from textual.geometry import Region
+    from textual.scrollbar import ScrollBar
+    from textual.strip import Strip
+    from textual.widget import Widget
+
+    from byok_tui.widgets.markdown_text import STREAM_HEADROOM, MarkdownText
+    from tests.support.screen_model import ScreenModel, drawn_afresh
+
+    rows: list[int] = []  # the rows of the reply the frame being made asked for
+    frames: list[tuple[bool, int]] = []  # (a layout's frame, most rows of the reply asked)
+    render_lines, display = Widget.render_lines, App._display
+    terminal = ScreenModel(60, 40)
+    comparing: list[bool] = []  # drawing afresh to compare: not a frame's drawing
+    differs: list[bool] = []  # after each frame: the terminal's transcript is not as drawn afresh
+
+    def recorded_render(self: Widget, crop: Region) -> list[Strip]:
+        if comparing:
+            pass
+        elif isinstance(self, ScrollBar):
+            rows.append(-1)  # drawn in a layout's frame only (point 19)
+        elif isinstance(self, MarkdownText):
+            rows.append(crop.height)
+        return render_lines(self, crop)
+
+    def afresh_now() -> list[str]:
+        comparing.append(True)
+        for widget in app.screen.walk_children(Widget, with_self=True):
+            widget._styles_cache.clear()  # what each widget draws now, not kept lines
+        lines = drawn_afresh(app.screen._compositor.render_strips())
+        comparing.clear()
+        return lines
+
+    def recorded_display(self: App[None], screen: object, renderable: object) -> None:
+        if renderable is not None and rows:
+            frames.append((-1 in rows, max(rows)))
+        rows.clear()
+        if renderable is not None:
+            terminal.apply(renderable, self.console, self.console.options)
+            shown = self.screen._compositor.visible_widgets
+            # Else what changed since is drawn in a frame still to come. (A scrollbar keeps the
+            # repaint its first layout asked for until it is next refreshed.)
+            settled = not self.screen._layout_widgets and not any(
+                widget._layout_required
+                or widget._repaint_required
+                or (widget._repaint_regions and not isinstance(widget, ScrollBar))
+                for widget in shown
+            )
+            if settled:
+                top, bottom = transcript.region.y, transcript.region.bottom
+                differs.append(terminal.lines()[top:bottom] != afresh_now()[top:bottom])
+        display(self, screen, renderable)  # type: ignore[arg-type]
+
+    app = answering_under_a_screenful(900)
+    async with app.run_test(size=(60, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me a lot")
+        await wait_for(pilot, lambda: "word 20 " in "".join(replies(app)[-1:]))
+        transcript = chat(app).query_one(Transcript)
+        terminal.cells = [list(line) for line in afresh_now()]  # as the terminal shows it
+        monkeypatch.setattr(Widget, "render_lines", recorded_render)
+        monkeypatch.setattr(App, "_display", recorded_display)
+        await wait_for(pilot, lambda: "word 899" in "".join(replies(app)))
+        await pilot.pause(0.3)
+        assert transcript.scroll_y == transcript.max_scroll_y
+    layouts = [asked for layout, asked in frames if layout]
+    flushes = [asked for layout, asked in frames if not layout]
+    assert len(layouts) >= 5 and len(flushes) >= 10, "the reply never grew past the screen"
+    assert max(layouts) > 2 * STREAM_HEADROOM, "a layout's frame draws all that is on screen"
+    too_many = [asked for asked in flushes if asked > STREAM_HEADROOM + 1]
+    assert not too_many, f"{len(too_many)} of {len(flushes)} flushes drew the whole reply again"
+    assert "word 899" in "".join(terminal.lines()), "the reply's end is on screen"
+    assert len(differs) >= 10 and not any(differs), (
+        f"after {differs.count(True)} of {len(differs)} frames the terminal did not show "
+        "the transcript as it was"
+    )
