@@ -176,7 +176,12 @@ class MarkdownText(Widget):
                 # screen, nor a redraw of the rest of the reply.
                 now = self._drawn_from(live_start, width)
                 changed = live_start + first_difference(drawn_before, now)
-                self.refresh(Region(0, changed, width, max(1, laid_out - changed)))
+                # To the end of the text drawn before or now, whichever is longer: the blank
+                # lines laid out ahead stay blank.
+                end = laid_out
+                if drawn_before is not None and now is not None:
+                    end = min(laid_out, live_start + max(len(drawn_before), len(now)))
+                self.refresh(Region(0, changed, width, max(1, end - changed)))
                 return
         self._offsets_stale = True
         self.refresh(layout=True)
