@@ -774,7 +774,7 @@ async def _send_in_long(env: dict[str, str], server: Any) -> tuple[float, float]
     """In the conversation `env` opens: Enter pressed until the request reaches the server,
     and the longest the event loop stalled from Enter to the reply's end (keys typed then
     would wait that long)."""
-    from byok_tui.screens.chat_column import ChatColumn
+    from byok_tui.screens.chat_column import READ_AHEAD_AFTER, ChatColumn
     from byok_tui.widgets.transcript import Transcript
 
     with environment(env):
@@ -784,7 +784,11 @@ async def _send_in_long(env: dict[str, str], server: Any) -> tuple[float, float]
             transcript = screen.query_one(Transcript)
             while not transcript.query("ReplyView"):
                 await asyncio.sleep(0.005)
+            # Open a moment, as while a message is typed: its history has been read ahead
+            # of the send by then (READ_AHEAD_AFTER), and the send reads what was added since.
+            await asyncio.sleep(READ_AHEAD_AFTER)
             await workers_done(app)
+            await asyncio.sleep(0.2)
             await pilot.pause()
             column = screen.query_one(ChatColumn)
             from textual.widgets import TextArea
