@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,12 +25,12 @@ from byok_tui.paths import app_paths
 from byok_tui.providers.types import Role
 from byok_tui.records import BotConfig
 from byok_tui.registry import Provider, get_provider
-from byok_tui.screens.chat_column import READ_AHEAD_AFTER
+from byok_tui.screens import chat_column
 from byok_tui.services import open_services, open_store
 from byok_tui.storage.branch import BranchReader
 from byok_tui.storage.store import Store
 from tests.support.fake_backend import FakeProviders
-from tests.support.pilot import app_answered_by, send, settle, workers_done
+from tests.support.pilot import app_answered_by, send, settle, wait_for, workers_done
 
 OPENAI = get_provider("openai")
 MODEL = "a-model-the-registry-does-not-list"
@@ -272,23 +274,35 @@ async def test_a_conversation_opened_in_the_app_is_read_ahead_of_the_send(
         role: Role = "user" if number % 2 == 0 else "assistant"
         store.add_message(conversation.id, role, f"{number}: {WORDS}")
     walks: list[int] = []
+    walked_at: list[float] = []
     walk = BranchReader.recent_messages
 
     def counted(self: BranchReader, conversation_id: int, chars: int, image_chars: int = 0):  # type: ignore[no-untyped-def]
         if chars:
             walks.append(conversation_id)
+            walked_at.append(time.monotonic())
         return walk(self, conversation_id, chars, image_chars)
 
     monkeypatch.setattr(BranchReader, "recent_messages", counted)
     fake = FakeProviders()
     fake.enqueue("the answer")
     app = app_answered_by(fake)
+    opened_at: list[float] = []
+    opened = chat_column.ChatColumn.opened
+
+    def noted(self: chat_column.ChatColumn, *args: Any) -> None:
+        opened_at.append(time.monotonic())
+        opened(self, *args)
+
+    monkeypatch.setattr(chat_column.ChatColumn, "opened", noted)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert walks == [], "read while the conversation was being opened"
-        await pilot.pause(READ_AHEAD_AFTER)
+        await wait_for(pilot, lambda: bool(walks))
         await workers_done(app)
         assert walks == [conversation.id], "read once, after the conversation opened"
+        assert walked_at[0] - opened_at[-1] >= chat_column.READ_AHEAD_AFTER, (
+            "read while the conversation was being opened"
+        )
         await send(pilot, "the question")
         await workers_done(app)
         assert walks == [conversation.id], "the send read only the messages added since"
