@@ -164,7 +164,7 @@ class ChatColumn(Vertical):
     def opening(self) -> None:
         """A bot or conversation is being read: a message sent now waits for it."""
         self._ready.clear()
-        self._read_ahead_soon(None)
+        self._no_read_ahead()
 
     def opened(
         self, bot_id: int, conversation: Conversation | None, page: TranscriptPage | None
@@ -188,15 +188,18 @@ class ChatColumn(Vertical):
         if composer.text.strip():
             composer.estimate_soon()
 
-    def _read_ahead_soon(self, bot_id: int | None, conversation_id: int = 0) -> None:
-        """Read the conversation's history ahead READ_AHEAD_AFTER from now (`bot_id` None:
-        not the one asked for before, if it is still to come)."""
+    def _read_ahead_soon(self, bot_id: int, conversation_id: int) -> None:
+        """Read the conversation's history ahead of its next send, READ_AHEAD_AFTER from now
+        (instead of any read still to come for another)."""
+        self._no_read_ahead()
+        read = functools.partial(self._read_ahead, bot_id, conversation_id)
+        self._read_ahead_timer = self.set_timer(READ_AHEAD_AFTER, read)
+
+    def _no_read_ahead(self) -> None:
+        """A read ahead still to come is not wanted (another conversation is opening)."""
         if self._read_ahead_timer is not None:
             self._read_ahead_timer.stop()
             self._read_ahead_timer = None
-        if bot_id is not None:
-            read = functools.partial(self._read_ahead, bot_id, conversation_id)
-            self._read_ahead_timer = self.set_timer(READ_AHEAD_AFTER, read)
 
     @work(thread=True, exclusive=True, group="read-ahead", exit_on_error=False)
     def _read_ahead(self, bot_id: int, conversation_id: int) -> None:
