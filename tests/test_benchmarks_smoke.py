@@ -38,6 +38,7 @@ def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
     assert "ratio" in result.stdout
     memory = next(r for r in report["results"] if r["number"] == 6)
     assert "the libraries it has loaded by then" in memory["figure"]  # the floor, measured
+    assert "its own modules too, nothing of them run" in memory["figure"]  # and with its code
 
 
 def test_the_benchmarks_database_shows_every_message_it_wrote(tmp_path: Path) -> None:
