@@ -43,10 +43,11 @@ PAGE = 60
 # messages to reach it would freeze the screen).
 REVEAL_SPAN = 600
 # Conversations listed in the sidebar at first, and more each time older ones are asked for:
-# a list of 10,000 took the option list ~0.8 s to measure, and reading them ~20 ms; 200 still
-# made the start-up 1.19-1.20x that of a bot with 10, 100 makes it 1.03-1.13x (the list
-# shows ~35 at 40 lines).
-CONVERSATIONS_PAGE = 100
+# a list of 10,000 took the option list ~0.8 s to measure, and reading them ~20 ms; each one
+# listed costs ~0.3 ms of the opening. A bot with 10,000 opened 1.19-1.20x as slowly as one
+# with 10 with 200 listed, 1.11x with 100, 1.085x with 50 (a row each; a 40-line terminal
+# shows ~35 rows, a 60-line one ~55).
+CONVERSATIONS_PAGE = 50
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-"""A bot with thousands of conversations: the sidebar lists the newest 100 and an option that
-shows 100 more, so that opening the app neither reads nor measures them all."""
+"""A bot with thousands of conversations: the sidebar lists the newest page of them
+(CONVERSATIONS_PAGE) and an option that shows a page more, so that opening the app neither
+reads nor measures them all."""
 
 from __future__ import annotations
 
@@ -111,3 +112,22 @@ async def test_a_page_asked_for_one_bot_never_stops_another_bots_older_conversat
                 conversations.action_select()
                 await pilot.pause()
         assert app.wanted == [102, 202]
+
+
+async def test_a_long_title_takes_one_line_of_the_sidebar_cut_with_an_ellipsis() -> None:
+    """Each conversation is one row of the list, so that a screenful shows as many as it has
+    lines (a 60-character title wrapped to three rows of the 30-column sidebar); one that does
+    not fit ends in an ellipsis."""
+    long_title = "Explain how server-sent events carry a streamed reply, step by"
+    app = OneSidebar()
+    async with app.run_test(size=(60, 30)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        listed_ones = conversations_of(1, 3, 100)
+        listed_ones[1] = Conversation(101, "uuid-101", 1, long_title, 0.0, -1.0)
+        sidebar.show_conversations(listed_ones, None, older=0)
+        await pilot.pause()
+        conversations = app.query_one("#conversations", OptionList)
+        assert conversations.virtual_size.height == 3, "a row each"
+        row = conversations.render_line(1).text.rstrip()
+        assert row.startswith("Explain how") and row.endswith("…"), row
+        assert len(row) <= conversations.scrollable_content_region.width
