@@ -142,7 +142,8 @@ class Sidebar(VerticalScroll):
         if not options:
             options = [Option(Text("(none yet)", style="dim"), id="conv:none", disabled=True)]
         if self._older > 0:
-            label = Text(f"Show older conversations ({self._older:,} more)", style="dim italic")
+            # On two rows: the list's rows are cut to its width, and the count must show.
+            label = Text(f"Show older conversations\n({self._older:,} more)", style="dim italic")
             options.append(Option(label, id="conv:older"))
         self._replace("#conversations", options, highlight)
 

@@ -47,7 +47,7 @@ async def test_the_sidebar_lists_the_newest_conversations_and_shows_older_ones_o
         shown = listed(conversations)
         assert len(shown) == CONVERSATIONS_SHOWN + 1
         assert shown[0] == f"chat {CONVERSATIONS_SHOWN + 49}", "newest first"
-        assert shown[-1] == "Show older conversations (50 more)"
+        assert shown[-1] == "Show older conversations\n(50 more)"
 
         conversations.focus()
         conversations.highlighted = len(shown) - 1
@@ -72,7 +72,7 @@ async def test_a_conversation_older_than_the_first_page_is_listed_when_it_is_ope
         conversations = app.screen.query_one("#conversations", OptionList)
         shown = listed(conversations)
         assert len(shown) == CONVERSATIONS_SHOWN + 25 + 1, "down to chat 5, then the option"
-        assert shown[-2:] == ["chat 5", "Show older conversations (5 more)"]
+        assert shown[-2:] == ["chat 5", "Show older conversations\n(5 more)"]
         assert conversations.highlighted == len(shown) - 2
 
 
@@ -131,3 +131,18 @@ async def test_a_long_title_takes_one_line_of_the_sidebar_cut_with_an_ellipsis()
         row = conversations.render_line(1).text.rstrip()
         assert row.startswith("Explain how") and row.endswith("…"), row
         assert len(row) <= conversations.scrollable_content_region.width
+
+
+async def test_show_older_conversations_shows_how_many_more_whole() -> None:
+    """The option that lists older conversations says how many there are, in full, though the
+    list's rows are cut to the sidebar's width."""
+    app = OneSidebar()
+    async with app.run_test(size=(60, 30)) as pilot:
+        app.query_one(Sidebar).show_conversations(conversations_of(1, 3, 100), None, older=9_950)
+        await pilot.pause()
+        conversations = app.query_one("#conversations", OptionList)
+        rows = [
+            conversations.render_line(y).text.strip()
+            for y in range(conversations.virtual_size.height)
+        ]
+        assert rows[3:] == ["Show older conversations", "(9,950 more)"], rows
