@@ -596,3 +596,38 @@ def test_the_app_without_a_terminal_says_so_instead_of_starting(not_a_terminal: 
     assert result.returncode == 2, said
     assert f"its standard {not_a_terminal} is not one" in said, said
     assert "byok-tui ask" in said
+
+
+async def test_the_chat_screen_keeps_drawing_while_its_config_pane_is_mounted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The config pane is mounted just after the chat screen's first frame; its selects,
+    inputs and text area take tens of milliseconds to mount. Meanwhile the screen goes on
+    handling its own messages (the refreshes that draw keys typed into the composer): with
+    the mount awaited in the screen's own queue, nothing was drawn until it ended."""
+    from byok_tui.screens.bot_settings import BotSettingsPane
+    from byok_tui.screens.chat import ChatScreen
+
+    mounting, release = asyncio.Event(), asyncio.Event()
+
+    async def held_mount(self: BotSettingsPane) -> None:
+        mounting.set()
+        await release.wait()
+
+    monkeypatch.setattr(BotSettingsPane, "_on_mount", held_mount, raising=False)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        # Not pilot.pause(): it waits for every widget's queue, the held pane's too.
+        await asyncio.wait_for(mounting.wait(), timeout=10)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen) and screen.config_pane is None
+        handled = asyncio.Event()
+        screen.call_later(handled.set)  # behind whatever the screen has queued
+        try:
+            await asyncio.wait_for(handled.wait(), timeout=2)
+        except TimeoutError:
+            pytest.fail("the chat screen handled nothing while its config pane was mounted")
+        finally:
+            release.set()
+        await settle(pilot)
+        assert screen.config_pane is not None, "mounted once its mount could go on"
