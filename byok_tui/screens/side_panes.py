@@ -26,7 +26,13 @@ class SidePanes:
         return self._chosen.get(selector, width >= STARTS_SHOWN_FROM[selector])
 
     def toggle(self, selector: str) -> None:
-        pane = self._screen.query_one(selector)
+        """Show the pane if hidden, else hide it; a pane not mounted yet (the config pane
+        comes just after the screen's first frame) comes as chosen."""
+        found = self._screen.query(selector)
+        if not found:
+            self._chosen[selector] = not self.shown_at(selector, self._screen.size.width)
+            return
+        pane = found.first()
         pane.display = self._chosen[selector] = not pane.display
         self.fit(keep=selector if pane.display else None)
 

@@ -631,3 +631,33 @@ async def test_the_chat_screen_keeps_drawing_while_its_config_pane_is_mounted(
             release.set()
         await settle(pilot)
         assert screen.config_pane is not None, "mounted once its mount could go on"
+
+
+async def test_the_config_pane_toggled_before_it_is_mounted_comes_as_chosen() -> None:
+    """The config pane is mounted just after the chat screen's first frame: its key pressed
+    before then is no crash, and the pane comes shown or hidden as that key asked."""
+    from textual.app import App, ComposeResult
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from byok_tui.screens.side_panes import NARROW, SidePanes
+
+    class PaneComing(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Static(id="sidebar")
+
+    class OneScreen(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(PaneComing())
+
+    app = OneScreen()
+    async with app.run_test(size=(NARROW + 20, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PaneComing)
+        panes = SidePanes(screen)
+        assert panes.shown_at("#config", app.size.width), "shown at this width, unless asked"
+        panes.toggle("#config")
+        assert not panes.shown_at("#config", app.size.width), "hidden, as the key asked"
+        panes.toggle("#config")
+        assert panes.shown_at("#config", app.size.width)
