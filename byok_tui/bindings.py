@@ -3,16 +3,14 @@ and by `byok-tui --help`, so the two cannot disagree. Never imports Textual."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from textual.binding import BindingType
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True, slots=True)
-class Key:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class Key(NamedTuple):
     keys: str  # Textual's key names, comma-separated for alternatives
     action: str
     description: str  # the footer's and the palette's word for it

@@ -7,9 +7,8 @@ A leaf: nothing here does I/O or imports another part of byok-tui (but for type 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from byok_tui.errors import ByokError
@@ -24,8 +23,8 @@ class KeySource(StrEnum):
     NONE = "no key"  # a provider whose key is optional, called without one
 
 
-@dataclass(frozen=True, slots=True)
-class KeyStatus:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class KeyStatus(NamedTuple):
     provider_id: str
     display_name: str
     entry: str | None  # None for a local runtime, which has no entry
@@ -53,8 +52,7 @@ class KeyStatus:
         return "global key"
 
 
-@dataclass(frozen=True, slots=True)
-class LabelledKey:
+class LabelledKey(NamedTuple):
     """A provider's key beside its default one, as a listing shows it."""
 
     provider_id: str
@@ -66,8 +64,7 @@ class LabelledKey:
     fingerprint: str | None = None  # of the stored key
 
 
-@dataclass(frozen=True, slots=True)
-class KeyOverview:
+class KeyOverview(NamedTuple):
     statuses: tuple[KeyStatus, ...]
     location: str
     error: ByokError | None  # set when the stored keys could not be read

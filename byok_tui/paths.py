@@ -10,15 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 APP_NAME = "byok-tui"
 HOME_ENV = "BYOK_TUI_HOME"
 
 
-@dataclass(frozen=True, slots=True)
-class AppPaths:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class AppPaths(NamedTuple):
     config_dir: Path
     data_dir: Path
     keys_dir: Path

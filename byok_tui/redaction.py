@@ -17,8 +17,8 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
@@ -48,8 +48,8 @@ def _forms(secret: str) -> set[str]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class _Compiled:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class _Compiled(NamedTuple):
     literal: re.Pattern[str]  # every form of every key, longest first
     runs: re.Pattern[str] | None  # runs of PIECE or more characters that keys are made of
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 ProviderKind = Literal["remote", "local"]
 # Whether a user-defined provider takes a key: must have one, may have one, or never does.
@@ -47,8 +46,8 @@ class UnknownProviderError(ValueError):
         super().__init__(f"unknown provider {provider_id!r}; valid ids: {valid}")
 
 
-@dataclass(frozen=True, slots=True)
-class Model:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class Model(NamedTuple):
     id: str
     display_name: str
     family: str
@@ -65,8 +64,7 @@ class Model:
     context_tokens: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Provider:
+class Provider(NamedTuple):
     id: str
     display_name: str
     kind: ProviderKind

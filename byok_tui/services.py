@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from byok_tui.config import Config, load_config
 from byok_tui.keys import KeyStore, open_key_store
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from byok_tui.storage.store import Store
 
 
-@dataclass(frozen=True, slots=True)
-class Services:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class Services(NamedTuple):
     paths: AppPaths
     keys: KeyStore
     config: Config
@@ -56,7 +56,7 @@ def reload_config(services: Services) -> Services:
     """`services` with the config file read again (a provider was added or removed)."""
     config = load_config(services.paths.config_file)
     use_config_providers(config)
-    return replace(services, config=config)
+    return services._replace(config=config)
 
 
 def open_store(services: Services, progress: Progress | None = None) -> Store:

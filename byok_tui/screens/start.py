@@ -15,7 +15,8 @@ screen's composer, which sends or attaches them once the conversation is open.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import events
@@ -35,8 +36,8 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.provider_rows import pending_label, provider_label
 
 
-@dataclass(frozen=True)
-class EarlyInput:
+# A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
+class EarlyInput(NamedTuple):
     """What the user did before the chat screen existed, for its composer to carry on."""
 
     text: str

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from byok_tui.providers.types import ChatMessage, ChatRequest
@@ -36,7 +34,7 @@ def test_the_key_goes_where_the_registry_says_and_nowhere_else(provider: Provide
 
 
 def test_the_wire_code_reads_key_carrier_rather_than_knowing_it() -> None:
-    moved = replace(get_provider("groq"), key_carrier="header:x-api-key")
+    moved = get_provider("groq")._replace(key_carrier="header:x-api-key")
     call = chat_call(moved)
     assert call.headers["x-api-key"] == KEY
     assert "authorization" not in call.headers
