@@ -53,6 +53,9 @@ class _Compiled(NamedTuple):
     literal: re.Pattern[str]  # every form of every key, longest first
     runs: re.Pattern[str] | None  # runs of PIECE or more characters that keys are made of
 
+    def __repr__(self) -> str:
+        return "_Compiled(<patterns of the keys, not shown>)"  # they spell every key out
+
 
 @cache
 def _context_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:

@@ -29,6 +29,9 @@ class Services(NamedTuple):
     config: Config
     environ: Mapping[str, str]
 
+    def __repr__(self) -> str:  # never the environment: it holds keys whole (OPENAI_API_KEY)
+        return f"Services(paths={self.paths!r}, keys={self.keys!r}, config={self.config!r})"
+
 
 def open_services(environ: Mapping[str, str] | None = None) -> Services:
     """Paths, key store and config; the providers the config file defines join the registry

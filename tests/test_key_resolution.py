@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from byok_tui.keys import NoApiKeyError, entry_name, open_key_store, resolve_key
@@ -91,6 +93,15 @@ def test_a_resolved_key_never_shows_itself_in_its_repr(store: FileKeyStore) -> N
     store.set(entry_name("openai"), FAKE_KEYS["openai"])
     resolved = resolve_key(OPENAI, store, environ={})
     assert FAKE_KEYS["openai"] not in repr(resolved)
+
+
+def test_the_services_never_show_the_environments_keys_in_their_repr() -> None:
+    """The environment the services read keys from holds them whole (OPENAI_API_KEY)."""
+    from byok_tui.services import open_services
+
+    services = open_services({**os.environ, "OPENAI_API_KEY": ENV_KEY})
+    assert ENV_KEY not in repr(services)
+    assert ENV_KEY not in str(services)
 
 
 def test_describe_names_the_source_with_no_more_than_a_masked_key(store: FileKeyStore) -> None:

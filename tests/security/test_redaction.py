@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from byok_tui.errors import ByokError
 from byok_tui.redaction import (
     REDACTED,
+    Redactor,
     forget_secrets,
     redact,
     redact_known_secrets,
@@ -91,6 +92,17 @@ def test_errors_are_redacted_when_made() -> None:
     error = ByokError("the provider said: bad key my-own-odd-key-value")
     assert "my-own-odd-key-value" not in str(error)
     assert "my-own-odd-key-value" not in error.one_line()
+
+
+def test_the_patterns_compiled_from_the_keys_never_show_a_key_in_a_repr() -> None:
+    """A key must not show up in a repr, a debugger or an assertion message: nor must the
+    patterns the redactor compiles from every key it holds."""
+    redactor = Redactor()
+    redactor.remember("myOwnOddKeyValue20261128")
+    compiled = redactor._patterns
+    assert compiled is not None
+    assert "myOwnOddKeyValue20261128" not in repr(compiled)
+    assert "myOwnOddKeyValue20261128" not in str(compiled)
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
