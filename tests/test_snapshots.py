@@ -347,7 +347,7 @@ def test_start_screen(snap_compare: Any) -> None:
     class StartOnly(App[None]):
         """The start screen alone: its Drawn message goes nowhere."""
 
-        CSS_PATH = Path(byok_tui.app.__file__).parent / ByokApp.CSS_PATH
+        CSS_PATH = [Path(byok_tui.app.__file__).parent / path for path in ByokApp.CSS_PATH]
         TITLE, SUB_TITLE = ByokApp.TITLE, ByokApp.SUB_TITLE
 
         def get_default_screen(self) -> Screen[None]:
