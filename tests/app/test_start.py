@@ -360,15 +360,15 @@ async def test_the_chat_screen_comes_without_every_stylesheet_parsed_again(
     typed meanwhile waiting. Its styles are read with the app's instead."""
     from textual.css.stylesheet import Stylesheet
 
+    app = make_app()
     reparse = Stylesheet.reparse
-    parsed_again: list[str] = []
+    parsed_again: list[str] = []  # the screen on top each time
 
     def counted(stylesheet: Stylesheet) -> None:
-        parsed_again.append(type(pilot.app.screen).__name__)
+        parsed_again.append(" ".join(type(screen).__name__ for screen in app.screen_stack[-1:]))
         reparse(stylesheet)
 
     monkeypatch.setattr(Stylesheet, "reparse", counted)
-    app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
     assert parsed_again == [], "every stylesheet parsed again as the chat screen came"
