@@ -251,8 +251,9 @@ class MarkdownText(Widget):
         parts: list[Part] = []
         for index in reversed(range(len(texts))):
             deferred = defer and below > self.app.size.height
-            parts.append(Part(texts[index], continued=continued or index > 0, deferred=deferred))
-            below += estimated_height(texts[index], width)
+            part = Part(texts[index], continued=continued or index > 0, deferred=deferred)
+            below += part.estimated_height(width)  # kept: the next layout at `width` reuses it
+            parts.append(part)
         parts.reverse()
         return parts
 
