@@ -157,6 +157,18 @@ async def test_drawn_between_pieces_only_the_unfinished_block_is_rendered_again(
         assert max(map(len, rendered)) < longest_block + 23, "never a finished block again"
 
 
+class ScrolledMarkdown(App[None]):
+    """A MarkdownText given `text` whole (a stored reply), in a scrolling container."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield MarkdownText(self._text)
+
+
 def whole_paragraphs(count: int) -> str:
     return "".join(f"Paragraph {n} says something **bold** and `code`.\n\n" for n in range(count))
 
@@ -259,12 +271,7 @@ async def test_a_large_text_given_whole_is_split_off_the_event_loop_and_drawn_fr
 
     monkeypatch.setattr(markdown_text, "finished_blocks", watched)
 
-    class Large(App[None]):
-        def compose(self) -> ComposeResult:
-            with VerticalScroll():
-                yield MarkdownText(text)
-
-    app = Large()
+    app = ScrolledMarkdown(text)
     async with app.run_test(size=(70, 20)) as pilot:
         widget = app.query_one(MarkdownText)
         if widget.pending:
@@ -300,12 +307,7 @@ async def test_a_large_texts_parts_are_estimated_once_for_the_split_and_its_firs
     monkeypatch.setattr(markdown_text, "estimated_height", counted)
     monkeypatch.setattr(markdown_parts, "estimated_height", counted)
 
-    class Large(App[None]):
-        def compose(self) -> ComposeResult:
-            with VerticalScroll():
-                yield MarkdownText(text)
-
-    app = Large()
+    app = ScrolledMarkdown(text)
     async with app.run_test(size=(70, 20)) as pilot:
         widget = app.query_one(MarkdownText)
         await wait_for(pilot, lambda: not widget.pending)
