@@ -67,7 +67,7 @@ from byok_tui.widgets.sidebar import Sidebar
 
 
 class ChatScreen(Screen[None]):
-    CSS_PATH = "chat.tcss"
+    CSS_PATH = "chat.tcss"  # read already with the app's own (app.py): nothing parsed again
     BINDINGS = textual_bindings(CHAT_KEYS)
 
     def __init__(
