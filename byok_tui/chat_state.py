@@ -87,20 +87,15 @@ def read_spend(context: AppContext, provider_id: str, model_id: str | None = Non
     store = context.db
     applying = standings(store, provider_id)
     quota = free_quota(store, provider_id, model_id) if model_id else None
-    month = period_start("month")
-    by_key = tuple(
-        (str(row["key"] or "unknown"), float(row["cost_usd"]))
-        for row in store.ledger.usage(month, "key")
-        if row["provider"] == provider_id and row["cost_usd"] is not None
-    )
+    spent = store.ledger.provider_spend(provider_id, period_start("day"), period_start("month"))
     return Spend(
         provider_id,
-        store.ledger.spent_since(period_start("day"), provider_id),
-        store.ledger.spent_since(month, provider_id),
+        spent.today,
+        spent.month,
         tuple(standing.describe() for standing in applying),
         any(standing.near or standing.reached for standing in applying)
         or (quota is not None and (quota.near or quota.reached)),
-        by_key,
+        spent.month_by_key,
         quota.describe() if quota is not None else None,
     )
 

@@ -6,10 +6,11 @@ four characters, never a body or a query string.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from byok_tui.records import Budget
 from byok_tui.redaction import redact
@@ -64,6 +65,15 @@ def insert_requests(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
     return added
 
 
+class ProviderSpend(NamedTuple):
+    """What one provider's replies cost today and this month, and this month per key source
+    (only sources with a reply whose cost is known)."""
+
+    today: float
+    month: float
+    month_by_key: tuple[tuple[str, float], ...]
+
+
 class Ledger:
     """Reads and writes of the spend tables, through the store's connection per thread."""
 
@@ -82,6 +92,32 @@ class Ledger:
             query += " AND provider = ?"
             values += (provider,)
         return float(self._store.connection().execute(query, values).fetchone()[0])
+
+    def provider_spend(self, provider: str, day: float, month: float) -> ProviderSpend:
+        """What `provider`'s replies since `day` and since `month` (a day of that month)
+        cost, and the month's per key source, in one pass over the month's replies: the chat
+        screen reads it as it opens and after every reply (with 10,000 replies this month,
+        three queries took ~35 ms of the opening, waiting on the screen's frames; one ~5 ms).
+        Replies whose cost is not known count for nothing."""
+        rows = (
+            self._store.connection()
+            .execute(
+                "SELECT key_source, SUM(cost_usd), SUM(CASE WHEN created >= ? THEN cost_usd END)"
+                " FROM messages WHERE role = 'assistant' AND created >= ? AND provider = ?"
+                " GROUP BY key_source ORDER BY key_source",
+                (day, month, provider),
+            )
+            .fetchall()
+        )
+        return ProviderSpend(
+            math.fsum(today for _key, _month, today in rows if today is not None),
+            math.fsum(spent for _key, spent, _today in rows if spent is not None),
+            tuple(
+                (str(key or "unknown"), float(spent))
+                for key, spent, _today in rows
+                if spent is not None
+            ),
+        )
 
     def usage(self, since: float, by: UsageGrouping) -> list[dict[str, Any]]:
         """Replies since `since` grouped `by` provider, model, bot, key source or local day:
