@@ -146,3 +146,31 @@ async def test_show_older_conversations_shows_how_many_more_whole() -> None:
             for y in range(conversations.virtual_size.height)
         ]
         assert rows[3:] == ["Show older conversations", "(9,950 more)"], rows
+
+
+async def test_a_long_list_scrolls_by_itself_and_search_and_settings_stay_in_view() -> None:
+    """With more conversations than the sidebar has rows, the list takes the rows left and
+    scrolls within them; the sidebar itself does not scroll (one scrollbar, not two), and
+    Search and Settings stay in view below the list."""
+    app = OneSidebar()
+    async with app.run_test(size=(60, 40)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        sidebar.show_conversations(conversations_of(1, 50, 100), None, older=9_950)
+        await pilot.pause()
+        conversations = app.query_one("#conversations", OptionList)
+        assert sidebar.max_scroll_y == 0, "the sidebar scrolls as well as its list"
+        assert conversations.max_scroll_y > 0
+        for button in ("#open-search", "#open-settings"):
+            assert sidebar.region.contains_region(app.query_one(button).region), button
+
+
+async def test_on_a_short_terminal_the_list_keeps_a_few_rows() -> None:
+    """Too short for all of the sidebar, the list still shows five conversations, and the
+    sidebar scrolls to what is below it."""
+    app = OneSidebar()
+    async with app.run_test(size=(60, 12)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        sidebar.show_conversations(conversations_of(1, 50, 100), None, older=0)
+        await pilot.pause()
+        assert app.query_one("#conversations", OptionList).size.height >= 5
+        assert sidebar.max_scroll_y > 0
