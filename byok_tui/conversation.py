@@ -284,10 +284,10 @@ class ConversationService:
                 error_message=error.one_line(),
             )
             raise
-        history = await asyncio.to_thread(
-            self._history.read, conversation.id, provider, config, typed=said[0]
+        history, order = await asyncio.to_thread(
+            self._history_and_order, conversation.id, provider, config, key, typed=said[0]
         )
-        key, order = await self._keys_for(provider, key, history.messages)
+        key = await self._first_usable(key, order)
         reply = await asyncio.to_thread(new_reply, "partial", key.source_text)
         request = _request(config, history.turns)
         recorder = ReplyRecorder(store, reply)
@@ -329,14 +329,15 @@ class ConversationService:
         key = await self._key_to_send(provider, ask)
         # A prefill may not end in whitespace: the model writes it again, so it goes.
         start = reply.content.rstrip() if prefills(provider) else reply.content
-        history = await asyncio.to_thread(
-            self._history.read,
+        history, order = await asyncio.to_thread(
+            self._history_and_order,
             conversation.id,
             provider,
             ask.config,
+            key,
             last_turn=ChatMessage("assistant", start),
         )
-        key, order = await self._keys_for(provider, key, history.messages)
+        key = await self._first_usable(key, order)
         await asyncio.to_thread(store.set_reply_key_source, reply.id, key.source_text)
         reply = replace(reply, content=start, key_source=key.source_text)
         request = _request(ask.config, history.turns, continues=True)
@@ -359,8 +360,15 @@ class ConversationService:
 
     async def _key_to_send(self, provider: Provider, ask: _Ask) -> ResolvedKey:
         """The key a send goes with, once the settings, the model and the budgets allow
-        it. Raises one of PRE_SEND_ERRORS when nothing can be sent. The per-bot key is
-        used only while the provider is the bot's own."""
+        it, its command run. Raises one of PRE_SEND_ERRORS when nothing can be sent."""
+        key = await asyncio.to_thread(self._checked_key, provider, ask)
+        return await self._client.key_for(provider, key=key)
+
+    def _checked_key(self, provider: Provider, ask: _Ask) -> ResolvedKey:
+        """The key a send goes with, its command not run yet, once the settings, the model
+        and the budgets allow it. Blocking (the budgets' spend is a scan of the period's
+        replies, the key store may be a keyring): run in a worker thread. The per-bot key
+        is used only while the provider is the bot's own."""
         config, bot = ask.config, ask.bot
         check_settings(provider, config.temperature, config.max_tokens)
         check_model(provider, config.model)
@@ -372,16 +380,31 @@ class ConversationService:
             if own
             else BotKeyChoice()
         )
-        return await self._client.key_for(provider, bot=bot_choice, label=ask.key_label)
+        return self._client.resolve(provider, bot=bot_choice, label=ask.key_label)
 
-    async def _keys_for(
-        self, provider: Provider, key: ResolvedKey, messages: list[Message]
-    ) -> tuple[ResolvedKey, KeyOrder | None]:
-        """The key to send first and, with failover on, the others to fail over to."""
-        order = self._key_order(provider, key, messages)
+    def _history_and_order(
+        self,
+        conversation_id: int,
+        provider: Provider,
+        config: BotConfig,
+        key: ResolvedKey,
+        *,
+        typed: str | None = None,
+        last_turn: ChatMessage | None = None,
+    ) -> tuple[SentHistory, KeyOrder | None]:
+        """What the send carries of the conversation (`typed`, `last_turn`: as for
+        HistoryReader.read), and, with failover on, the keys it may fail over to. Blocking
+        (the database, the key store and its index): run in a worker thread."""
+        history = self._history.read(
+            conversation_id, provider, config, typed=typed, last_turn=last_turn
+        )
+        return history, self._key_order(provider, key, history.messages)
+
+    async def _first_usable(self, key: ResolvedKey, order: KeyOrder | None) -> ResolvedKey:
+        """The key to send first: with failover on, the first usable one of `order`."""
         if order is not None:
             key = await self._next_usable(order, list(order.keys)) or key
-        return key, order
+        return key
 
     async def _reply(
         self, ready_up: Callable[[], Awaitable[_Ready]], on_sent: Callable[[], None] | None

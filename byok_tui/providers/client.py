@@ -164,6 +164,14 @@ class ProviderClient:
 
         return keys_of(provider, self._store, self._environ)
 
+    def resolve(
+        self, provider: Provider, *, bot: BotKeyChoice | None = None, label: str | None = None
+    ) -> ResolvedKey:
+        """The key to send to `provider`, its command (if it has one) not run yet. Blocking:
+        it reads the key store, which may be a keyring answering slowly; key_for runs it in
+        no thread, so a screen resolves a key in a worker thread first."""
+        return resolve_key(provider, self._store, bot=bot, label=label, environ=self._environ)
+
     async def key_for(
         self,
         provider: Provider,
@@ -176,7 +184,7 @@ class ProviderClient:
         command run if it has one: in a thread, since a password manager may take seconds.
         Raises NoApiKeyError, KeyCommandError... before any request."""
         if key is None:
-            key = resolve_key(provider, self._store, bot=bot, label=label, environ=self._environ)
+            key = self.resolve(provider, bot=bot, label=label)
         if not key.needs_running:
             return key
         what = f"the {provider.display_name} key"

@@ -12,12 +12,17 @@ import pytest
 
 from byok_tui.conversation import ConversationService
 from byok_tui.history import HistoryTrimmed
+from byok_tui.keys import KeyStore
+from byok_tui.keys.file_store import FileKeyStore
+from byok_tui.keys.index import set_failover
 from byok_tui.providers.model_cache import ModelCache
 from byok_tui.providers.types import ListedModel, Role
-from byok_tui.records import BotConfig, Conversation
+from byok_tui.records import BotConfig, Budget, Conversation
 from byok_tui.registry import get_provider
 from byok_tui.services import model_cache, open_services, open_store
 from byok_tui.storage.branch import BranchReader
+from byok_tui.storage.key_health import KeyHealthBook
+from byok_tui.storage.ledger import Ledger
 from byok_tui.storage.store import Store
 from tests.support.family_replies import FAMILIES, family_reply
 from tests.support.provider_client import client_for
@@ -158,6 +163,49 @@ async def test_the_database_is_read_and_written_off_the_event_loop(
     monkeypatch.setattr(Store, "messages", whole_branch)
 
     await send(server, "openai", conversation, "the question", context=None)
+
+    assert len(server.requests) == 1
+    assert on_the_loop == []
+
+
+async def test_the_keys_the_budgets_and_failover_are_read_off_the_event_loop(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before a send, the key store (a keyring may answer slowly), the key index, the
+    budgets' spend (a scan of the period's replies) and the keys' health are read in a
+    worker thread: never while the screen waits."""
+    services = open_services()
+    store = open_store(services)
+    _config, conversation = long_conversation(store, "openai", "gpt-5.5", 6)
+    store.ledger.set_budget(Budget("openai", 100.0, "month"))
+    set_failover(services.keys, "openai", True)
+    server.reply_with(family_reply("openai", "ok"))
+    loop_thread = threading.current_thread()
+    on_the_loop: list[str] = []
+    async with client_for("openai", server, services.keys) as client:
+        watched_methods = [
+            (KeyStore, "get"),
+            (KeyStore, "get_text"),
+            (FileKeyStore, "load"),
+            (Ledger, "budgets"),
+            (Ledger, "spent_since"),
+            (Store, "bot_key"),
+            (KeyHealthBook, "of_provider"),
+        ]
+        for owner, name in watched_methods:
+            original = getattr(owner, name)
+
+            def watched(
+                self: object, *args: Any, _original: Any = original, _name: str = name, **kw: Any
+            ) -> Any:
+                if threading.current_thread() is loop_thread:
+                    on_the_loop.append(_name)
+                return _original(self, *args, **kw)
+
+            monkeypatch.setattr(owner, name, watched)
+        service = ConversationService(store, client, lambda provider, model: None)
+        bot = store.bot(conversation.bot_id)
+        [event async for event in service.send(bot, conversation, "the question")]
 
     assert len(server.requests) == 1
     assert on_the_loop == []
