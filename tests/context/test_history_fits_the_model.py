@@ -127,25 +127,14 @@ async def test_the_system_prompt_and_the_reply_length_take_their_room_first(
     assert [t.split(":")[0] for t in texts[:-1]] == [str(n) for n in range(32, 40)]
 
 
-async def test_the_database_is_read_and_written_off_the_event_loop(
-    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A send in a conversation of any length never holds up the screen: every read and
-    write of the database before the request happens in a worker thread, and the whole
-    branch is never read."""
-    store = open_store(open_services())
-    _config, conversation = long_conversation(store, "openai", "gpt-5.5", 6)
-    server.reply_with(family_reply("openai", "ok"))
+def calls_on_this_thread(
+    monkeypatch: pytest.MonkeyPatch, methods: list[tuple[type, str]]
+) -> list[str]:
+    """The names of `methods` called on the calling thread (the event loop's) from now on,
+    in order; calls from worker threads are not listed."""
     loop_thread = threading.current_thread()
     on_the_loop: list[str] = []
-    watched_methods = [
-        (BranchReader, "recent_messages"),
-        (BranchReader, "attachments_of"),
-        (Store, "add_message"),
-        (Store, "branch_from"),
-        (Store, "message"),
-    ]
-    for owner, name in watched_methods:
+    for owner, name in methods:
         original = getattr(owner, name)
 
         def watched(
@@ -156,6 +145,28 @@ async def test_the_database_is_read_and_written_off_the_event_loop(
             return _original(self, *args, **kwargs)
 
         monkeypatch.setattr(owner, name, watched)
+    return on_the_loop
+
+
+async def test_the_database_is_read_and_written_off_the_event_loop(
+    server: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A send in a conversation of any length never holds up the screen: every read and
+    write of the database before the request happens in a worker thread, and the whole
+    branch is never read."""
+    store = open_store(open_services())
+    _config, conversation = long_conversation(store, "openai", "gpt-5.5", 6)
+    server.reply_with(family_reply("openai", "ok"))
+    on_the_loop = calls_on_this_thread(
+        monkeypatch,
+        [
+            (BranchReader, "recent_messages"),
+            (BranchReader, "attachments_of"),
+            (Store, "add_message"),
+            (Store, "branch_from"),
+            (Store, "message"),
+        ],
+    )
 
     def whole_branch(self: Store, conversation_id: int) -> None:
         raise AssertionError("a send read the whole branch")
@@ -180,29 +191,19 @@ async def test_the_keys_the_budgets_and_failover_are_read_off_the_event_loop(
     store.ledger.set_budget(Budget("openai", 100.0, "month"))
     set_failover(services.keys, "openai", True)
     server.reply_with(family_reply("openai", "ok"))
-    loop_thread = threading.current_thread()
-    on_the_loop: list[str] = []
     async with client_for("openai", server, services.keys) as client:
-        watched_methods = [
-            (KeyStore, "get"),
-            (KeyStore, "get_text"),
-            (FileKeyStore, "load"),
-            (Ledger, "budgets"),
-            (Ledger, "spent_since"),
-            (Store, "bot_key"),
-            (KeyHealthBook, "of_provider"),
-        ]
-        for owner, name in watched_methods:
-            original = getattr(owner, name)
-
-            def watched(
-                self: object, *args: Any, _original: Any = original, _name: str = name, **kw: Any
-            ) -> Any:
-                if threading.current_thread() is loop_thread:
-                    on_the_loop.append(_name)
-                return _original(self, *args, **kw)
-
-            monkeypatch.setattr(owner, name, watched)
+        on_the_loop = calls_on_this_thread(
+            monkeypatch,
+            [
+                (KeyStore, "get"),
+                (KeyStore, "get_text"),
+                (FileKeyStore, "load"),
+                (Ledger, "budgets"),
+                (Ledger, "spent_since"),
+                (Store, "bot_key"),
+                (KeyHealthBook, "of_provider"),
+            ],
+        )
         service = ConversationService(store, client, lambda provider, model: None)
         bot = store.bot(conversation.bot_id)
         [event async for event in service.send(bot, conversation, "the question")]
