@@ -168,8 +168,8 @@ class ProviderClient:
         self, provider: Provider, *, bot: BotKeyChoice | None = None, label: str | None = None
     ) -> ResolvedKey:
         """The key to send to `provider`, its command (if it has one) not run yet. Blocking:
-        it reads the key store, which may be a keyring answering slowly; key_for runs it in
-        no thread, so a screen resolves a key in a worker thread first."""
+        it reads the key store, which may be a keyring answering slowly (key_for calls it in
+        a worker thread)."""
         return resolve_key(provider, self._store, bot=bot, label=label, environ=self._environ)
 
     async def key_for(
@@ -181,10 +181,11 @@ class ProviderClient:
         key: ResolvedKey | None = None,
     ) -> ResolvedKey:
         """The key to send to `provider` now (`key`, when one was already chosen), its
-        command run if it has one: in a thread, since a password manager may take seconds.
-        Raises NoApiKeyError, KeyCommandError... before any request."""
+        command run if it has one. Both in a worker thread: a keyring may take tens of
+        milliseconds to answer, a password manager seconds. Raises NoApiKeyError,
+        KeyCommandError... before any request."""
         if key is None:
-            key = self.resolve(provider, bot=bot, label=label)
+            key = await asyncio.to_thread(self.resolve, provider, bot=bot, label=label)
         if not key.needs_running:
             return key
         what = f"the {provider.display_name} key"

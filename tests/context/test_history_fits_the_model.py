@@ -5,7 +5,6 @@ saying how many were left out. Against a loopback server: the request bodies are
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -27,6 +26,7 @@ from byok_tui.storage.store import Store
 from tests.support.family_replies import FAMILIES, family_reply
 from tests.support.provider_client import client_for
 from tests.support.provider_server import ProviderServer
+from tests.support.threads import calls_on_this_thread
 
 WORDS = "word " * 79 + "end"  # 400 characters: 104 tokens by the estimate, with framing
 
@@ -125,27 +125,6 @@ async def test_the_system_prompt_and_the_reply_length_take_their_room_first(
     assert body["messages"][0] == {"role": "system", "content": "s" * 1_600}
     texts = [m["content"] for m in body["messages"][1:]]
     assert [t.split(":")[0] for t in texts[:-1]] == [str(n) for n in range(32, 40)]
-
-
-def calls_on_this_thread(
-    monkeypatch: pytest.MonkeyPatch, methods: list[tuple[type, str]]
-) -> list[str]:
-    """The names of `methods` called on the calling thread (the event loop's) from now on,
-    in order; calls from worker threads are not listed."""
-    loop_thread = threading.current_thread()
-    on_the_loop: list[str] = []
-    for owner, name in methods:
-        original = getattr(owner, name)
-
-        def watched(
-            self: object, *args: Any, _original: Any = original, _name: str = name, **kwargs: Any
-        ) -> Any:
-            if threading.current_thread() is loop_thread:
-                on_the_loop.append(_name)
-            return _original(self, *args, **kwargs)
-
-        monkeypatch.setattr(owner, name, watched)
-    return on_the_loop
 
 
 async def test_the_database_is_read_and_written_off_the_event_loop(

@@ -20,6 +20,7 @@ from byok_tui.providers.types import RateLimitWait, TextDelta
 from byok_tui.registry import get_provider
 from tests.support.provider_client import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
+from tests.support.threads import calls_on_this_thread
 
 DONE = sse(
     {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}, done=True
@@ -269,6 +270,21 @@ async def test_the_http_client_is_made_off_the_event_loop(
         assert text_of(await collect(client, "openai")) == "ok"
         assert text_of(await collect(client, "openai")) == "ok"
     assert made_in and not any(made_in), "the HTTP client was made on the event loop"
+
+
+async def test_the_key_store_is_read_off_the_event_loop(
+    server: ProviderServer, store: KeyStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A keyring may take tens of milliseconds to answer: the key a request needs is read in
+    a worker thread, so the screen never waits for it (a reply, a model list, a balance)."""
+    server.reply_with(Reply(steps=DONE))
+    client = client_for("openai", server, store, key="sk-proj-" + "k" * 40)
+    on_the_loop = calls_on_this_thread(
+        monkeypatch, [(KeyStore, "get"), (KeyStore, "get_text"), (type(store), "load")]
+    )
+    async with client:
+        assert text_of(await collect(client, "openai")) == "ok"
+    assert on_the_loop == []
 
 
 async def test_a_request_body_is_compact_utf8_json_and_says_so(
