@@ -27,8 +27,8 @@ class Sidebar(VerticalScroll):
     # scrolls within them, so that Search and Settings stay in view; the sidebar scrolls only
     # on a terminal too short for it all. A list as tall as the sidebar made the sidebar
     # scroll too (two scrollbars), and its scrollbar coming made the opening of a bot with
-    # 10,000 conversations lay the sidebar out again: 1.21x the opening of one with 10,
-    # against 1.10x now (15 alternated rounds, twice).
+    # 10,000 conversations lay the sidebar out again: 1.17-1.23x the opening of one with
+    # 10, against 1.10x now (15 alternated rounds, twice).
     DEFAULT_CSS = """
     Sidebar { width: 30; border-right: vkey $foreground 20%; }
     Sidebar > Label { margin: 1 0 0 1; color: $text-muted; text-style: bold; }
