@@ -275,8 +275,9 @@ async def test_the_http_client_is_made_off_the_event_loop(
 async def test_the_key_store_is_read_off_the_event_loop(
     server: ProviderServer, store: KeyStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A keyring may take tens of milliseconds to answer: the key a request needs is read in
-    a worker thread, so the screen never waits for it (a reply, a model list, a balance)."""
+    """A keyring may take tens of milliseconds to answer: the key a request made without one
+    needs is read in a worker thread, so the screen never waits for it. Here a reply; a model
+    list and a balance read theirs through the same key_for."""
     server.reply_with(Reply(steps=DONE))
     client = client_for("openai", server, store, key="sk-proj-" + "k" * 40)
     on_the_loop = calls_on_this_thread(
