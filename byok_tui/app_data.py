@@ -172,6 +172,7 @@ class AppData:
         """Define an OpenAI-compatible provider in the config file; from now on it is a
         provider like the others. Raises ConfigError when it cannot be one."""
         from byok_tui.custom_providers import CustomDefinition, add_definition
+        from byok_tui.services import forget_keys_of
 
         definition = CustomDefinition(
             id=provider_id.strip().lower(),
@@ -180,14 +181,20 @@ class AppData:
             models=tuple((m, m) for m in models),
             key=key,
         )
-        self._run(
-            "config", lambda: add_definition(self._context.services.paths.config_file, definition)
-        )
+        context = self._context
+
+        def define() -> None:
+            add_definition(context.services.paths.config_file, definition)
+            # Defined anew: no key set for an earlier provider of this id goes to its address.
+            forget_keys_of(context.services, context.db, definition.id)
+
+        self._run("config", define)
         self._reload_config()
         return get_provider(definition.id)
 
     def remove_provider(self, provider_id: str) -> None:
-        """Take a provider the user defined out of the config file (its key stays stored)."""
+        """Take a provider the user defined out of the config file (its key stays stored, and
+        a provider defined again under its id forgets it)."""
         from byok_tui.custom_providers import remove_definition
 
         path = self._context.services.paths.config_file

@@ -240,12 +240,13 @@ class Adopted:
 
     added: tuple[CustomDefinition, ...]  # defined here now
     kept: tuple[str, ...]  # defined here already, differently: the local definition stays
-    # Not defined here, but a key is stored under its id (a provider removed earlier): not
-    # added, since that key would go to the address the file names.
-    refused: tuple[CustomDefinition, ...] = ()
+    # Not defined here, but keys are kept under its id (a provider removed earlier: a stored
+    # key, a key command, a label, a bot's own key; in words): not added, since those keys
+    # would go to the address the file names.
+    refused: tuple[tuple[CustomDefinition, tuple[str, ...]], ...] = ()
 
 
-def _exported(raw: bytes, config: Config, has_key: Callable[[str], bool]) -> Adopted:
+def _exported(raw: bytes, config: Config, keys_kept: Callable[[str], Sequence[str]]) -> Adopted:
     import json
 
     try:
@@ -262,8 +263,8 @@ def _exported(raw: bytes, config: Config, has_key: Callable[[str], bool]) -> Ado
         if provider_id in local:
             if local[provider_id] != definition:
                 kept.append(definition.id)
-        elif has_key(definition.id):
-            refused.append(definition)
+        elif held := tuple(keys_kept(definition.id)):
+            refused.append((definition, held))
         else:
             added.append(definition)
     return Adopted(tuple(added), tuple(kept), tuple(refused))
@@ -274,17 +275,17 @@ def import_with_definitions(
     config: Config,
     raw: bytes,
     run_import: Callable[[], T],
-    has_key: Callable[[str], bool],
+    keys_kept: Callable[[str], Sequence[str]],
 ) -> tuple[T, Adopted]:
     """Run `run_import` (the import of the export `raw`) with the providers the export defines
     and this machine does not, known to the registry, and write them to the config file only
     once it succeeded: a failed import changes nothing. A provider defined here already
-    keeps its local definition. No key comes with a definition, and one whose id has a key
-    stored here (`has_key`) is not added: no stored key is ever sent to an address a file
-    names."""
+    keeps its local definition. No key comes with a definition, and one whose id has any key
+    kept here (`keys_kept`: a stored key, a key command, a label, a bot's own key) is not added: no
+    key is ever sent to an address a file names."""
     from byok_tui.config import load_config
 
-    adopted = _exported(raw, config, has_key)
+    adopted = _exported(raw, config, keys_kept)
     mine = tuple(p for p in providers() if p.custom)
     use_custom_providers(mine + tuple(d.provider() for d in adopted.added))
     try:

@@ -127,6 +127,24 @@ def remember_every_key(services: Services, store: Store) -> None:
         store.bot_key(bot.id)  # registers it
 
 
+def keys_kept_for(services: Services, store: Store, provider_id: str) -> list[str]:
+    """Every key, key command, label and bot's own key kept for `provider_id`, in words
+    (never any of a key): what a provider defined anew under that id must not inherit."""
+    from byok_tui.keys.index import kept_for
+
+    bots = [f"{name}'s own key" for name in store.bots_keeping_keys_for(provider_id)]
+    return kept_for(services.keys, provider_id) + bots
+
+
+def forget_keys_of(services: Services, store: Store, provider_id: str) -> list[str]:
+    """Forget everything `keys_kept_for` names, before `provider_id` is defined anew: its
+    keys were set for an earlier provider's address, and the user sets them again knowingly."""
+    from byok_tui.keys.index import forget_provider
+
+    bots = [f"{name}'s own key" for name in store.forget_bot_keys_for(provider_id)]
+    return forget_provider(services.keys, provider_id) + bots
+
+
 def default_bot(services: Services, store: Store, keys: KeyStore | None = None) -> Bot:
     provider = starting_provider(services, keys)
     return store.default_bot(provider.id, provider.default_model)

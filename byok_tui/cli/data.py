@@ -161,6 +161,7 @@ def _progress_bar(what: str) -> Iterator[Progress]:
 
 def _import(args: argparse.Namespace) -> int:
     from byok_tui.custom_providers import import_with_definitions
+    from byok_tui.services import keys_kept_for
     from byok_tui.storage.transfer import import_all
 
     if args.source is not None:
@@ -178,7 +179,7 @@ def _import(args: argparse.Namespace) -> int:
         services.config,
         raw,
         lambda: import_all(store, raw),
-        lambda provider_id: _has_stored_key(services, provider_id),
+        lambda provider_id: keys_kept_for(services, store, provider_id),
     )
     print(
         f"Imported {summary.bots_added} bots, {summary.conversations_added} conversations, "
@@ -192,21 +193,14 @@ def _import(args: argparse.Namespace) -> int:
         )
     for provider_id in adopted.kept:
         print(f"byok-tui: kept your own definition of {provider_id}", file=sys.stderr)
-    for definition in adopted.refused:
+    for definition, kept in adopted.refused:
         print(
-            f"byok-tui: not defined: {definition.id} at {definition.base_url}, since a key is "
-            f"stored here under that id and would go there; add it yourself if you trust it "
-            f"(`byok-tui provider add {definition.id} --base-url {definition.base_url}`)",
+            f"byok-tui: not defined: {definition.id} at {definition.base_url}, since keys are "
+            f"kept here under that id ({'; '.join(kept)}) and would go there; add it yourself "
+            f"if you trust it (`byok-tui provider add {definition.id} --base-url "
+            f"{definition.base_url}`, which forgets them)",
             file=sys.stderr,
         )
     if summary.dropped_fields:
         print(f"byok-tui: ignored fields: {', '.join(summary.dropped_fields)}", file=sys.stderr)
     return 0
-
-
-def _has_stored_key(services: Services, provider_id: str) -> bool:
-    from byok_tui.keys import entry_name
-    from byok_tui.keys.index import read_index
-
-    index = read_index(services.keys)
-    return bool(services.keys.get(entry_name(provider_id))) or bool(index.labels_of(provider_id))

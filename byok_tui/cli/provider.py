@@ -79,7 +79,8 @@ def add_parsers(commands: Any) -> None:
         "rm",
         help="remove a provider you defined",
         description="Remove a provider's definition from the config file. Its stored key is "
-        "left alone; remove it with `byok-tui keys rm ID`.",
+        "left alone (remove it with `byok-tui keys rm ID`), but a provider defined again "
+        "under that id, by `provider add` or an import, never inherits it.",
     )
     remove.add_argument("id", metavar="ID")
     remove.set_defaults(run=_remove)
@@ -100,6 +101,7 @@ def _add(args: argparse.Namespace) -> int:
     )
     add_definition(path, definition)
     print(f"Added {definition.name or definition.id} ({definition.id}) to {path}.")
+    _forget_earlier_keys(definition.id)
     if key == "none":
         print("It takes no key: requests to it carry no Authorization header.")
     else:
@@ -110,6 +112,20 @@ def _add(args: argparse.Namespace) -> int:
     if not definition.models:
         print(f"List its models with `byok-tui models {definition.id} --refresh`.")
     return 0
+
+
+def _forget_earlier_keys(provider_id: str) -> None:
+    """A provider defined anew inherits no key that was set for an earlier one of its id."""
+    from byok_tui.cli.progress import open_store
+    from byok_tui.services import forget_keys_of, open_services
+
+    opened = open_services()
+    forgotten = forget_keys_of(opened, open_store(opened), provider_id)
+    if forgotten:
+        print(
+            f"Forgot what was kept for an earlier provider named {provider_id}: "
+            f"{'; '.join(forgotten)}. They were set for another address: set its key again."
+        )
 
 
 def _list(_args: argparse.Namespace) -> int:

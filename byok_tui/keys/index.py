@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 from byok_tui.errors import ByokError
-from byok_tui.keys.base import DEFAULT_LABEL, INDEX_ENTRY, KeyStore, KeyStoreError
+from byok_tui.keys.base import DEFAULT_LABEL, INDEX_ENTRY, KeyStore, KeyStoreError, entry_name
 
 LONGEST_COMMAND = 1000
 
@@ -123,6 +123,35 @@ def remove_key(store: KeyStore, entry: str, provider_id: str, label: str) -> boo
     _tidy(index)
     write_index(store, index)
     return removed
+
+
+def kept_for(store: KeyStore, provider_id: str) -> list[str]:
+    """What the store keeps for `provider_id`, in words (never any of a key): its stored key,
+    its key command, its labelled keys."""
+    index = read_index(store)
+    found = []
+    if store.get(entry_name(provider_id)):
+        found.append("the stored key")
+    if index.command(provider_id):
+        found.append("a key command")
+    labels = index.labels_of(provider_id)
+    if labels:
+        found.append(f"labelled keys {', '.join(labels)}")
+    return found
+
+
+def forget_provider(store: KeyStore, provider_id: str) -> list[str]:
+    """Remove every key, key command and label kept for `provider_id`, and its failover: a
+    provider defined anew under that id inherits none of them. What was there, in words."""
+    found = kept_for(store, provider_id)
+    index = read_index(store)
+    for label in [DEFAULT_LABEL, *index.labels_of(provider_id)]:
+        store.delete(entry_name(provider_id, label))
+    index.labels.pop(provider_id, None)
+    index.commands.pop(provider_id, None)
+    index.failover = [p for p in index.failover if p != provider_id]
+    write_index(store, index)
+    return found
 
 
 def set_failover(store: KeyStore, provider_id: str, on: bool) -> None:

@@ -154,6 +154,29 @@ class BotRows(Database):
             return None  # set for another provider: never sent to this one
         return str(row["k"])
 
+    def bots_keeping_keys_for(self, provider_id: str) -> list[str]:
+        """The names of the bots that keep a key, key command or label of their own for
+        `provider_id` (set while they used it, whichever provider they use now)."""
+        rows = self.connection().execute(
+            "SELECT name FROM bots WHERE k_provider = ? AND"
+            " (k IS NOT NULL OR key_command IS NOT NULL OR key_label IS NOT NULL)"
+            " ORDER BY name COLLATE NOCASE",
+            (provider_id,),
+        )
+        return [str(row["name"]) for row in rows]
+
+    def forget_bot_keys_for(self, provider_id: str) -> list[str]:
+        """Clear every bot's own key, key command and label kept for `provider_id`: a
+        provider defined anew under that id inherits none of them. The bots' names."""
+        names = self.bots_keeping_keys_for(provider_id)
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE bots SET k = NULL, key_command = NULL, key_label = NULL,"
+                " k_provider = NULL, updated = ? WHERE k_provider = ?",
+                (time.time(), provider_id),
+            )
+        return names
+
     def set_bot_key(self, bot_id: int, raw_key: str | None) -> bool:
         """Set the per-bot key (trimmed and checked like a global key: KeyCharacterError, and
         nothing saved, if it holds a character no key has); empty or None clears it. A key

@@ -244,7 +244,7 @@ def test_an_import_never_points_a_stored_key_at_an_address_from_the_file(
     assert run_cli("provider", "rm", "mine", env=other).returncode == 0  # its key stays
     result = run_cli("import", str(exported), env=other)
     assert result.returncode == 0, result.stderr
-    assert "not defined: mine" in result.stderr and "a key is stored here" in result.stderr
+    assert "not defined: mine" in result.stderr and "(the stored key)" in result.stderr
     assert "mine" not in run_cli("provider", "list", env=other).stdout
 
 
