@@ -359,4 +359,5 @@ def key_mismatch_warning(provider: Provider, key: str) -> str | None:
     if not others:
         return None
     names = " or ".join(p.display_name for p in others)
-    return f"This looks like a {names} key, but the provider is {provider.display_name}."
+    article = "an" if names[:1].upper() in "AEIOU" else "a"
+    return f"This looks like {article} {names} key, but the provider is {provider.display_name}."

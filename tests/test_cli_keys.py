@@ -92,7 +92,7 @@ def test_empty_input_changes_nothing() -> None:
 def test_a_key_shaped_for_another_provider_is_saved_with_a_warning() -> None:
     result = run_cli("keys", "set", "openai", stdin=FAKE_KEYS["groq"])
     assert result.returncode == 0
-    assert "looks like a key for Groq, not OpenAI. Saved anyway." in result.stderr
+    assert "looks like a Groq key, but the provider is OpenAI. Saved anyway." in result.stderr
 
 
 def test_a_corrupt_key_file_makes_list_fail_clearly_but_still_list_providers() -> None:

@@ -188,6 +188,8 @@ async def print_reply(
                     reasoning.write(event.text)
                 elif isinstance(event, ReplyStarted):
                     provider_name = get_provider(event.message.provider or "").display_name
+                    if event.key.warning:
+                        print(f"byok-tui: warning: {event.key.warning}", file=sys.stderr)
                 elif isinstance(event, KeyFailedOver | HistoryTrimmed):
                     print(f"byok-tui: {event.notice}", file=sys.stderr)
                 elif isinstance(event, RateLimitWait):

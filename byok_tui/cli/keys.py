@@ -30,9 +30,9 @@ from byok_tui.keys.overview import key_overview
 from byok_tui.paths import app_paths
 from byok_tui.registry import (
     Provider,
+    key_mismatch_warning,
     provider_ids,
     providers,
-    providers_matching_key_shape,
 )
 
 
@@ -183,14 +183,7 @@ def _set(args: argparse.Namespace) -> int:
         _try_command(provider, command)
         return 0
     print(f"Saved {entry} in {store.location}: {mask_key(key)}")
-    lookalikes = [p for p in providers_matching_key_shape(key) if p.id != provider.id]
-    if lookalikes and not provider.key_shape_matches(key):
-        names = ", ".join(p.display_name for p in lookalikes)
-        print(
-            f"byok-tui: warning: this key looks like a key for {names}, not "
-            f"{provider.display_name}. Saved anyway.",
-            file=sys.stderr,
-        )
+    _warn_if_another_providers(provider, key)
     return 0
 
 
@@ -208,6 +201,14 @@ def _try_command(provider: Provider, command: str) -> None:
         print(f"byok-tui: warning: {error.one_line()}", file=sys.stderr)
         return
     print(f"It prints a key: {mask_key(key)}")
+    _warn_if_another_providers(provider, key)
+
+
+def _warn_if_another_providers(provider: Provider, key: str) -> None:
+    """The same warning for a key pasted and a key a command printed; never a refusal."""
+    warning = key_mismatch_warning(provider, key)
+    if warning:
+        print(f"byok-tui: warning: {warning} Saved anyway.", file=sys.stderr)
 
 
 def _note_set(provider_id: str, label: str) -> None:

@@ -49,6 +49,9 @@ class ResolvedKey:
     origin: str  # the entry name, the environment variable, or "" for per-bot / local
     label: str = ""  # a labelled key's label
     command: str = field(default="", repr=False)  # the command that prints the key, if any
+    # Said once, when the command has just printed the key: it looks like another provider's
+    # key (a pasted key is warned of as it is pasted).
+    warning: str = ""
 
     @property
     def needs_running(self) -> bool:

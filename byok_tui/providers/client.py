@@ -46,7 +46,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire import HttpCall, carry_key, family, load_json
 from byok_tui.records import KeySource
-from byok_tui.registry import Provider
+from byok_tui.registry import Provider, key_mismatch_warning
 
 if TYPE_CHECKING:
     import httpx
@@ -190,9 +190,10 @@ class ProviderClient:
             return key
         what = f"the {provider.display_name} key"
         value = self.key_commands.cached(key.command)
-        if value is None:
-            value = await asyncio.to_thread(self.key_commands.run, key.command, what)
-        return replace(key, value=value)
+        if value is not None:
+            return replace(key, value=value)
+        value = await asyncio.to_thread(self.key_commands.run, key.command, what)
+        return replace(key, value=value, warning=key_mismatch_warning(provider, value) or "")
 
     async def stream_chat(
         self,

@@ -94,6 +94,8 @@ class ReplyRelay:
             continued = reply.content if self._continuing else None
             self._ids = (reply.id, reply.parent_id, continued)
             self._unopened.append(ReplyOpened(reply_meta(*self._meta), *self._ids))
+            if event.key.warning:  # its command printed a key of another provider's shape
+                self._post(KeyNotice(event.key.warning))
         elif isinstance(event, KeyFailedOver):
             # The reply is answered with another key: its line names that key.
             self._meta = (*self._meta[:2], event.key.source_text, self._meta[3])

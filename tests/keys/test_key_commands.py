@@ -168,3 +168,54 @@ def test_a_bots_own_command_is_used_for_that_bot_only(server: ProviderServer) ->
     )
     assert asked.returncode == 0, asked.stderr
     assert server.requests[0].header("authorization") == f"Bearer {KEY}"
+
+
+# A key of no shape the registry knows (a custom provider's): only the command's own output
+# can tell it is a key.
+SHAPELESS_KEY = "tgk-" + "R7" * 20
+
+
+def test_a_failing_command_that_repeats_its_key_on_standard_error_never_shows_it(
+    server: ProviderServer,
+) -> None:
+    command = printing(SHAPELESS_KEY, exit_code=2, stderr=f"error: could not use {SHAPELESS_KEY}")
+    with pytest.raises(KeyCommandError) as failed:
+        KeyCommands({}).run(command, "the Groq key")
+    assert SHAPELESS_KEY[:12] not in failed.value.one_line()
+    assert "[REDACTED]" in failed.value.one_line()
+    run_cli("keys", "set", "groq", "--command", command)
+    asked = run_cli("ask", "-p", "groq", "hi", env=groq_env(server))
+    assert asked.returncode == 3
+    assert "could not use [REDACTED]" in asked.stderr
+    assert SHAPELESS_KEY[:12] not in asked.stderr + asked.stdout
+    exported = run_cli("export")
+    assert SHAPELESS_KEY[:12] not in exported.stdout + exported.stderr
+    assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "import sys\nwhile True: sys.stdout.write('y' * 65536)",
+        "import sys\nwhile True: sys.stderr.write('n' * 65536)",
+    ],
+)
+def test_a_command_that_prints_without_end_is_stopped_and_never_read_whole(program: str) -> None:
+    started = time.monotonic()
+    with pytest.raises(KeyCommandError) as failed:
+        KeyCommands({}, timeout=10).run(shlex.join([sys.executable, "-c", program]), "the key")
+    assert time.monotonic() - started < 5, "the output was read until the time limit"
+    assert "printed more than" in failed.value.message
+
+
+def test_a_command_that_prints_another_providers_key_is_warned_of_when_it_first_runs(
+    server: ProviderServer,
+) -> None:
+    anthropic_shaped = "sk-ant-api03-" + "Z" * 90 + "AA"
+    saved = run_cli("keys", "set", "groq", "--command", printing(anthropic_shaped))
+    assert saved.returncode == 0, saved.stderr
+    assert "looks like an Anthropic key, but the provider is Groq" in saved.stderr
+    server.reply_with(openai_reply("hi"))
+    asked = run_cli("ask", "-p", "groq", "hi", env=groq_env(server))
+    assert "but the provider is Groq" in asked.stderr  # warned, never refused
+    assert anthropic_shaped[14:30] not in saved.stderr + asked.stderr
