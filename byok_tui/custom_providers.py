@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from byok_tui.config import Config, ConfigError
+from byok_tui.redaction import model_id_problem
 from byok_tui.registry import (
     KEY_USES,
     KeyUse,
@@ -81,15 +82,22 @@ def _text(table: dict[str, Any], name: str, where: str, *, required: bool = Fals
     return clean_line(value)  # shown on screen: no terminal controls, one line
 
 
+def _model_id(model: str, where: str) -> str:
+    problem = model_id_problem(model)
+    if problem is not None:
+        raise ConfigError(f"{where}: {problem}")
+    return model
+
+
 def _models(value: object, where: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, list) or len(value) > MAX_MODELS:
         raise ConfigError(f"{where}.models must be a list of at most {MAX_MODELS} models")
     found: list[tuple[str, str]] = []
     for item in value:
         if isinstance(item, str) and clean_line(item):
-            found.append((clean_line(item), clean_line(item)))
+            found.append((_model_id(clean_line(item), where), clean_line(item)))
         elif isinstance(item, dict) and isinstance(item.get("id"), str) and clean_line(item["id"]):
-            model_id = clean_line(item["id"])
+            model_id = _model_id(clean_line(item["id"]), where)
             found.append((model_id, clean_line(str(item.get("name", ""))) or model_id))
         else:
             raise ConfigError(f"{where}.models: each model is an id, or a table with an id")
@@ -115,7 +123,7 @@ def parse_definition(provider_id: str, table: object, origin: str) -> CustomDefi
         name=_text(table, "name", where),
         models=_models(table.get("models", []), where),
         key=key,
-        default_model=_text(table, "default_model", where),
+        default_model=_model_id(_text(table, "default_model", where), where),
     )
     if has_terminal_controls(str(table["base_url"])):
         raise ConfigError(f"{where}.base_url holds control characters")

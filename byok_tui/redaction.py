@@ -275,6 +275,29 @@ def secrets_in(text: str) -> list[str]:
     return found
 
 
+# A run this long of letters and digits, with upper case, lower case and digits all in it, is a
+# key, not a model id: model ids are words joined by '-', '.', '/' or ':' (gpt-5.5,
+# Llama-3.3-70B-Instruct, qwen2.5-coder:32b), far shorter between separators.
+_KEYLIKE_RUN = re.compile(r"[A-Za-z0-9]{24,}")
+
+
+def model_id_problem(model: str) -> str | None:
+    """Why `model` cannot be a model id, or None. A model id is sent to the provider and
+    stored in clear, so one that holds one of the user's keys, or anything shaped like a key,
+    is refused (the message never shows it)."""
+    runs = _KEYLIKE_RUN.findall(model)
+    mixed = any(
+        any(c.isupper() for c in r) and any(c.islower() for c in r) and any(c.isdigit() for c in r)
+        for r in runs
+    )
+    if not secrets_in(model) and not mixed:
+        return None
+    return (
+        "That model id looks like an API key; it was not saved or sent. Paste a key in an API "
+        "key field, and choose the model from the list (or type its id, like gpt-5.5)"
+    )
+
+
 def forget_secrets() -> None:
     """Drop all remembered secrets (tests use this to start from a clean state)."""
     _REDACTOR.forget_all()

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from byok_tui.cli.common import usage
+from byok_tui.cli.common import model_argument, usage
 from byok_tui.cli.progress import open_with_default_bot
 from byok_tui.errors import ByokError
 from byok_tui.keys import normalize_key
@@ -26,7 +26,9 @@ def add_parsers(commands: Any) -> None:
     add = actions.add_parser("add", help="create a bot")
     add.add_argument("name", metavar="NAME")
     add.add_argument("-p", "--provider", type=provider_argument, required=True)
-    add.add_argument("-m", "--model", help="default: the provider's default model")
+    add.add_argument(
+        "-m", "--model", type=model_argument, help="default: the provider's default model"
+    )
     add.add_argument("--system", default="", metavar="TEXT", help="system prompt")
     add.add_argument("--temperature", type=float, help="within the provider's range")
     _fallback_argument(add)
@@ -39,7 +41,9 @@ def add_parsers(commands: Any) -> None:
     )
     edit.add_argument("name", metavar="NAME")
     edit.add_argument("-p", "--provider", type=provider_argument)
-    edit.add_argument("-m", "--model", help="default with -p: that provider's default model")
+    edit.add_argument(
+        "-m", "--model", type=model_argument, help="default with -p: that provider's default model"
+    )
     edit.add_argument("--system", metavar="TEXT", help="system prompt")
     edit.add_argument("--temperature", type=float, help="within the provider's range")
     fallbacks = edit.add_mutually_exclusive_group()

@@ -16,7 +16,12 @@ from byok_tui.cli.ask_reply import (
     send_with_fallbacks,
     service_for,
 )
-from byok_tui.cli.common import keep_the_ledger, provider_argument, provider_client
+from byok_tui.cli.common import (
+    keep_the_ledger,
+    model_argument,
+    provider_argument,
+    provider_client,
+)
 from byok_tui.errors import ByokError
 from byok_tui.providers.errors import check_settings
 from byok_tui.records import BotConfig
@@ -57,7 +62,9 @@ def add_parsers(commands: Any) -> None:
     )
     ask.add_argument("prompt", nargs="*", metavar="PROMPT", help="the prompt (default: stdin)")
     ask.add_argument("-p", "--provider", type=provider_argument, help="provider id")
-    ask.add_argument("-m", "--model", help="model id (default: the provider's default)")
+    ask.add_argument(
+        "-m", "--model", type=model_argument, help="model id (default: the provider's default)"
+    )
     ask.add_argument("--system", metavar="TEXT", help="system prompt")
     ask.add_argument(
         "--temperature",

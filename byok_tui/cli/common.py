@@ -27,6 +27,17 @@ def provider_argument(value: str) -> Provider:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def model_argument(value: str) -> str:
+    """A model id from the command line; one that looks like a key is a usage error (it
+    would be sent and stored in clear), and the message never shows it."""
+    from byok_tui.redaction import model_id_problem
+
+    problem = model_id_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
 def provider_client(services: Services, timeout: float | None) -> Any:
     """The provider client the commands use; `timeout`: the read timeout asked for, if any."""
     from byok_tui.providers.client import ProviderClient, Timeouts

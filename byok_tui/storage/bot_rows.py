@@ -15,7 +15,7 @@ from dataclasses import replace
 from byok_tui.errors import ByokError
 from byok_tui.key_text import check_key
 from byok_tui.records import Bot, BotConfig
-from byok_tui.redaction import remember_secret
+from byok_tui.redaction import model_id_problem, remember_secret
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.database import Database
 
@@ -40,7 +40,11 @@ class NotFoundError(ByokError):
 
 def stored_config(config: BotConfig) -> BotConfig:
     """A bot's configuration as it is stored: its text terminal-safe, name and model on one
-    line (it may come from a share link, an import or a shell argument)."""
+    line (it may come from a share link, an import or a shell argument). A model id that
+    looks like a key is refused: it would be sent and shown in clear."""
+    problem = model_id_problem(config.model)
+    if problem is not None:
+        raise ByokError(problem, remedy="Nothing was saved.")
     return replace(
         config,
         name=clean_line(config.name),

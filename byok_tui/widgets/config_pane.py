@@ -19,7 +19,7 @@ from byok_tui.errors import ByokError
 from byok_tui.fallbacks import parse_fallbacks
 from byok_tui.pricing import spend_lines
 from byok_tui.records import Bot, BotConfig, Spend
-from byok_tui.redaction import redact
+from byok_tui.redaction import model_id_problem, redact
 from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.widgets.key_field import KeyField
 
@@ -172,7 +172,12 @@ class ConfigPane(VerticalScroll):
             select.value = current if current else Select.BLANK
 
     def model_id_typed(self, model_id: str | None) -> None:
-        """Use the model id the user typed; None (cancelled) keeps the model as it was."""
+        """Use the model id the user typed; None (cancelled) keeps the model as it was, and so
+        does one that looks like a key (it would be sent and stored in clear)."""
+        problem = model_id_problem(model_id) if model_id else None
+        if problem is not None:
+            self.notify(problem, severity="error", timeout=8)
+            model_id = None
         self.show_models(self._models, model_id or self._model)
         if model_id:
             self._report()
