@@ -254,7 +254,7 @@ class ConversationService:
         store, config = self._store, ask.config
         # The database is read and written in a worker thread: a conversation of any length
         # never holds up the screen.
-        await asyncio.to_thread(self._store_said, conversation.id, config, said, branch)
+        await asyncio.to_thread(self._store_said, conversation.id, ask, said, branch)
         provider = _provider(config)
 
         def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
@@ -296,13 +296,13 @@ class ConversationService:
     def _store_said(
         self,
         conversation_id: int,
-        config: BotConfig,
+        ask: _Ask,
         said: tuple[str | None, tuple[Attachment, ...]],
         branch: tuple[int | None, int | None],
     ) -> None:
         """Keep what the user said (and the branch it starts), before anything is sent.
         Files that cannot be sent are refused before anything is stored."""
-        store = self._store
+        store, config = self._store, ask.config
         text, attachments = said
         if branch[0] is not None and not attachments:  # an edit keeps the files it had
             attachments = tuple(store.branch.attachments_of([branch[0]]).get(branch[0], []))
@@ -313,6 +313,10 @@ class ConversationService:
         if replaced is not None:  # the new one follows what the replaced one followed
             store.branch_from(conversation_id, store.message(replaced).parent_id)
         if text is not None:  # kept first, whatever follows
+            # Any key of the user's in it is stored replaced: the redaction layer must know
+            # keys set since start-up (another terminal) and the bot's own key first.
+            self._client.remember_stored_keys()
+            store.bot_key(ask.bot.id)
             store.add_message(conversation_id, "user", text, attachments=attachments)
 
     async def _ready_to_continue(

@@ -104,14 +104,11 @@ def starting_provider(services: Services, keys: KeyStore | None = None) -> Provi
 
 def known_keys(services: Services) -> list[str]:
     """Every stored and environment key, so that an export can scrub copies of them."""
-    from byok_tui.keys import entry_name, normalize_key
-    from byok_tui.keys.index import read_index
+    from byok_tui.keys import normalize_key
+    from byok_tui.keys.index import stored_keys
     from byok_tui.registry import key_providers
 
-    labels = read_index(services.keys).labels
-    entries = [entry_name(p.id) for p in key_providers()]
-    entries += [entry_name(p, label) for p, found in labels.items() for label in found]
-    stored = services.keys.get_many(entries)
+    stored = stored_keys(services.keys, [p.id for p in key_providers()])
     env = [normalize_key(services.environ.get(v, "")) for p in key_providers() for v in p.env_vars]
     return [*stored.values(), *(key for key in env if key)]
 

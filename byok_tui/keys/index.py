@@ -125,6 +125,15 @@ def remove_key(store: KeyStore, entry: str, provider_id: str, label: str) -> boo
     return removed
 
 
+def stored_keys(store: KeyStore, provider_ids: list[str]) -> dict[str, str]:
+    """Every key the store holds now for `provider_ids` (default and labelled entries, in one
+    read where the backend allows), each remembered by the redaction layer as it is read."""
+    labels = read_index(store).labels
+    entries = [entry_name(p) for p in provider_ids]
+    entries += [entry_name(p, label) for p in provider_ids for label in labels.get(p, [])]
+    return store.get_many(entries)
+
+
 def kept_for(store: KeyStore, provider_id: str) -> list[str]:
     """What the store keeps for `provider_id`, in words (never any of a key): its stored key,
     its key command, its labelled keys."""

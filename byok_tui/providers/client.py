@@ -164,6 +164,15 @@ class ProviderClient:
 
         return keys_of(provider, self._store, self._environ)
 
+    def remember_stored_keys(self) -> None:
+        """Read the keys the store holds now, so that the redaction layer knows one set since
+        start-up (in another terminal) before any text that may hold it is stored. Blocking:
+        call it in a worker thread."""
+        from byok_tui.keys.index import stored_keys
+        from byok_tui.registry import key_providers
+
+        stored_keys(self._store, [p.id for p in key_providers()])
+
     def resolve(
         self, provider: Provider, *, bot: BotKeyChoice | None = None, label: str | None = None
     ) -> ResolvedKey:

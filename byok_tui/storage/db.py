@@ -169,6 +169,9 @@ def connect(
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA foreign_keys = ON")
         connection.execute("PRAGMA synchronous = NORMAL")
+        # A deleted message or draft may hold a key: its pages are zeroed, not left free with
+        # the text in them (many SQLite builds do not do so by default).
+        connection.execute("PRAGMA secure_delete = ON")
     except sqlite3.Error as error:
         connection.close()
         problem, remedy = database_problem(error)

@@ -103,3 +103,61 @@ async def test_the_external_editor_gets_no_keys_and_its_text_comes_back(
     assert "OPENAI_API_KEY" not in seen
     assert ENV_KEY not in json.dumps(seen)
     assert os.environ["OPENAI_API_KEY"] == ENV_KEY  # our own environment is untouched
+
+
+def database_bytes() -> bytes:
+    """Every byte the database keeps on disk: the file and its write-ahead log."""
+    data_dir = app_paths().data_dir
+    return b"".join(path.read_bytes() for path in sorted(data_dir.glob("byok-tui.sqlite3*")))
+
+
+async def test_a_key_rotated_in_another_terminal_and_sent_anyway_is_stored_redacted() -> None:
+    """The dialog promises the message is stored with the key replaced: that holds for a key
+    set after the app started (by `keys set` in another terminal), in the messages and in the
+    search index alike."""
+    open_key_store(app_paths()).set(entry_name("groq"), KEY)
+    rotated = "gsk_" + "R0tat3d" * 7 + "Qz"
+    with provider_server() as server:
+        server.reply_with(Reply(steps=DONE))
+        app = make_app(BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            assert run_cli("keys", "set", "groq", stdin=rotated).returncode == 0  # elsewhere
+            await send(pilot, f"why does {rotated} fail?")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            app.screen.query_one("#yes", Button).press()
+            await wait_for(pilot, lambda: replies(app) == ["ok"])
+            app.context.writer.wait_idle()
+        assert len(server.requests) == 1
+    assert rotated.encode() not in database_bytes()
+    assert rotated[4:20].encode() not in database_bytes()
+
+
+def test_what_is_deleted_leaves_no_text_in_the_databases_free_pages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever SQLite's build default (Debian's deletes securely, many others do not)."""
+    import sqlite3
+
+    from byok_tui.services import open_services, open_store
+
+    real_connect = sqlite3.connect
+
+    def insecure_by_default(*args, **kwargs):  # type: ignore[no-untyped-def]
+        connection = real_connect(*args, **kwargs)
+        connection.execute("PRAGMA secure_delete = OFF")
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", insecure_by_default)
+
+    store = open_store(open_services())
+    bot = store.default_bot("groq", "llama")
+    conversation = store.create_conversation(bot.id, "t")
+    shaped = "gsk_" + "D3l3t3d" * 7 + "Qz"  # key-shaped, written on purpose: kept as typed
+    store.add_message(conversation.id, "user", f"note {shaped} " + "x" * 5000)
+    store.close()  # checkpointed: the text is in the database file itself
+    assert shaped.encode() in database_bytes()
+    store = open_store(open_services())
+    store.delete_conversation(conversation.id)
+    store.close()
+    assert shaped.encode() not in database_bytes()
