@@ -19,6 +19,11 @@ from byok_tui.key_records import KeyOverview, KeySource, KeyStatus, LabelledKey
 __all__ = ["KeyHealth", "KeyOverview", "KeySource", "KeyStatus", "LabelledKey"]
 
 
+# The longest wait a provider's word is taken for: a header saying "inf" or 1e309 must not
+# cool a key, or hold a send, for ever (nor overflow what shows the wait).
+LONGEST_WAIT = 86_400.0
+
+
 @dataclass(frozen=True, slots=True)
 class KeyHealth:
     """What the answers a key got said of it (see storage/key_health.py)."""

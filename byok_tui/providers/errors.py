@@ -8,6 +8,7 @@ Every message is redacted; nothing here does I/O.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind, as_one_line
+from byok_tui.records import LONGEST_WAIT
 from byok_tui.redaction import redact
 from byok_tui.registry import Provider
 from byok_tui.sanitize import strip_terminal_controls
@@ -182,10 +184,24 @@ def _seconds_from_duration(text: str) -> float | None:
     return total if matched else None
 
 
+def bounded_wait(seconds: float | None) -> float | None:
+    """A wait read from a provider, between 0 and LONGEST_WAIT; None when it is no number."""
+    if seconds is None or math.isnan(seconds):
+        return None
+    return min(max(seconds, 0.0), LONGEST_WAIT)
+
+
 def retry_after_seconds(
     headers: Mapping[str, str], data: Any, message: str | None, now: float | None = None
 ) -> float | None:
-    """How long to wait, in the wire reference's order of preference (section 13)."""
+    """How long to wait, in the wire reference's order of preference (section 13), bounded
+    (bounded_wait)."""
+    return bounded_wait(_stated_wait(headers, data, message, now))
+
+
+def _stated_wait(
+    headers: Mapping[str, str], data: Any, message: str | None, now: float | None = None
+) -> float | None:
     now = time.time() if now is None else now
     lowered = {k.lower(): v for k, v in headers.items()}
     if "retry-after-ms" in lowered:

@@ -130,10 +130,12 @@ def stated_in_error(
 
 
 def _number(value: str | None) -> float | None:
+    """A figure a provider stated, when it is a finite number (a header may say "inf")."""
     try:
-        return float(value) if value is not None else None
+        number = float(value) if value is not None else None
     except ValueError:
         return None
+    return number if number is not None and math.isfinite(number) else None
 
 
 def _short(value: float) -> str:

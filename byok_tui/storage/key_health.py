@@ -7,10 +7,11 @@ so a key that is changed starts afresh: a key found invalid is skipped only unti
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING
 
-from byok_tui.records import KeyHealth
+from byok_tui.records import LONGEST_WAIT, KeyHealth
 from byok_tui.sanitize import clean_line
 
 if TYPE_CHECKING:
@@ -36,6 +37,21 @@ def state_after(record: RequestRecord) -> tuple[str, float | None] | None:
         wait = record.retry_after if record.retry_after is not None else COOLING_WITHOUT_A_WAIT
         return "cooling", record.started + record.duration_s + wait
     return None
+
+
+def _health(
+    name: str,
+    fingerprint: str,
+    state: str,
+    until: float | None,
+    checked: float | None,
+    last_used: float,
+) -> KeyHealth:
+    """A row as read: a wait stored before waits were bounded (an endless one) ends at most a
+    day after it was said, rather than break every screen that shows it."""
+    if until is not None and not math.isfinite(until):
+        until = (checked or last_used) + LONGEST_WAIT if until > 0 else None
+    return KeyHealth(name, fingerprint, state, until, checked, last_used)
 
 
 class KeyHealthBook:
@@ -73,7 +89,7 @@ class KeyHealthBook:
             " WHERE provider = ? ORDER BY last_used DESC",
             (provider,),
         )
-        return [KeyHealth(*row) for row in rows]
+        return [_health(*row) for row in rows]
 
     def all(self) -> dict[str, list[KeyHealth]]:
         rows = self._store.connection().execute(
@@ -82,7 +98,7 @@ class KeyHealthBook:
         )
         found: dict[str, list[KeyHealth]] = {}
         for provider, *rest in rows:
-            found.setdefault(provider, []).append(KeyHealth(*rest))
+            found.setdefault(provider, []).append(_health(*rest))
         return found
 
     def mark_set(self, provider: str, name: str) -> None:

@@ -271,5 +271,13 @@ def _decode_line(provider: Provider, line: bytes) -> str:
         raise protocol_error(provider, "the stream carried text that is not UTF-8") from None
 
 
+# No call has a trillion tokens; SQLite holds integers below 2**63, and a negative count would
+# make spend negative: a count outside 0..LARGEST_COUNT a provider states is not taken.
+LARGEST_COUNT = 10**12
+
+
 def as_int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A count a provider stated, when it is one a call could have."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= LARGEST_COUNT:
+        return value
+    return None
