@@ -8,7 +8,9 @@ callers create the folder they are about to write to.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -85,9 +87,50 @@ def ensure_private_dir(path: Path) -> bool:
     return False
 
 
+class NotARegularFileError(OSError):
+    """The path names a symlink, a FIFO, a device or a folder: never written to."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(errno.EINVAL, f"it is {what}, not a regular file; nothing was written")
+        self.filename = str(path)
+
+
 def write_private(path: Path, data: bytes, *, new: bool = False) -> None:
-    """Write `data` to `path`, readable by the user alone (0600 from its first byte). `new`:
+    """Write `data` to `path`, readable by the user alone (0600 from its first byte), whole
+    or not at all: into a new temporary file beside it, renamed over it. A path that is a
+    symlink (a planted one could point at the key file) or anything but a regular file is
+    refused (NotARegularFileError); the rename replaces a name, never follows a link. `new`:
     never replace a file already there. Raises OSError."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if new else os.O_TRUNC)
-    with os.fdopen(os.open(path, flags, 0o600), "wb") as file:
-        file.write(data)
+    if new:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(path, flags, 0o600), "wb") as file:
+            file.write(data)
+        return
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise NotARegularFileError(path, "a symlink" if stat.S_ISLNK(mode) else _kind(mode))
+    import tempfile  # not at start-up: only a write needs it
+
+    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:  # mkstemp creates it 0600
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        Path(temp_name).replace(path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket or special file"
