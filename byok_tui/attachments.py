@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from byok_tui.errors import ByokError
+from byok_tui.paths import FileReadError, read_bounded
 from byok_tui.sanitize import clean_line, strip_terminal_controls
 
 # Anthropic takes images of up to 5 MB each, the least of the four families (OpenAI 20 MB,
@@ -91,7 +92,11 @@ def read_attachment(path: Path) -> Attachment:
         size = path.stat().st_size
         if size > max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES):  # refused before it is read
             raise _too_large(name, size, MAX_IMAGE_BYTES)
-        data = path.read_bytes()
+        data = read_bounded(path, max(MAX_IMAGE_BYTES, MAX_TEXT_BYTES))
+    except FileReadError as error:
+        raise AttachmentError(
+            f"Cannot attach {path}: {error.strerror}", remedy=f"Attach {WHAT_IS_TAKEN}."
+        ) from None
     except FileNotFoundError as error:
         raise NoSuchFile(
             f"Cannot read {path}: {error.strerror}", remedy="Check the path."

@@ -51,9 +51,14 @@ class Config:
         return self._keys_number("remind_after_days", 0)
 
 
+LARGEST_CONFIG = 4 * 1024 * 1024  # a hand-written file; 100 providers of 500 models fit
+
+
 def load_config(path: Path) -> Config:
+    from byok_tui.paths import read_bounded
+
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, LARGEST_CONFIG)  # not a FIFO or an endless stream
     except FileNotFoundError:
         return Config(path)
     except OSError as error:

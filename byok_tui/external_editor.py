@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from byok_tui.child_env import child_environment
+from byok_tui.paths import read_bounded
+
+LARGEST_EDIT = 16 * 1024 * 1024  # a message, however long
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +44,9 @@ def edit_text(text: str, *, capture: bool, environ: Mapping[str, str] | None = N
                 None,
                 f"The editor exited with status {result.returncode}; the message was not changed.",
             )
-        return Edited(path.read_text(encoding="utf-8").rstrip("\n"))
+        # Our own temp file, but the editor may have replaced it: read bounded, as any file.
+        edited = read_bounded(path, LARGEST_EDIT).decode("utf-8", errors="replace")
+        return Edited(edited.rstrip("\n"))
     except OSError as error:
         return Edited(None, f"Cannot run the editor {command[0]!r}: {error.strerror}")
     finally:

@@ -87,6 +87,34 @@ def ensure_private_dir(path: Path) -> bool:
     return False
 
 
+class FileReadError(OSError):
+    """A file that is not read: not a regular file, or larger than the reader's limit."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(errno.EINVAL, problem)
+        self.filename = str(path)
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them, whatever `stat` says:
+    a FIFO, a device or a folder is refused at once (opened without blocking, checked on the
+    open descriptor), and a file that grows past `limit` while read is refused, never read
+    whole. Raises FileReadError, or the OSError of the open (FileNotFoundError...)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as file:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise FileReadError(path, f"it is {_kind(mode)}, not a regular file")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise FileReadError(path, f"it is larger than {_size(limit)}")
+    return data
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit >> 10} KB"
+
+
 class NotARegularFileError(OSError):
     """The path names a symlink, a FIFO, a device or a folder: never written to."""
 
@@ -111,7 +139,7 @@ def write_private(path: Path, data: bytes, *, new: bool = False) -> None:
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        raise NotARegularFileError(path, "a symlink" if stat.S_ISLNK(mode) else _kind(mode))
+        raise NotARegularFileError(path, _kind(mode))
     import tempfile  # not at start-up: only a write needs it
 
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -127,6 +155,8 @@ def write_private(path: Path, data: bytes, *, new: bool = False) -> None:
 
 
 def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symlink"
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):

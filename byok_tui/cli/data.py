@@ -12,6 +12,7 @@ from typing import Any
 
 from byok_tui.cli.progress import open_with_default_bot
 from byok_tui.errors import ByokError
+from byok_tui.paths import read_bounded
 from byok_tui.services import (
     Services,
     known_keys,
@@ -168,9 +169,7 @@ def _import(args: argparse.Namespace) -> int:
         return _import_foreign(args)
     path: Path = args.file
     try:
-        if path.stat().st_size > MAX_IMPORT_BYTES:
-            raise ByokError(f"{path} is too large to be a byok-tui export")
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_IMPORT_BYTES)
     except OSError as error:
         raise ByokError(f"cannot read {path}: {error.strerror}") from None
     services, store = open_with_default_bot()

@@ -18,8 +18,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from byok_tui.keys.base import INDEX_ENTRY, KeyFileCorruptError, KeyStore, KeyStoreError
-from byok_tui.paths import ensure_private_dir
+from byok_tui.paths import ensure_private_dir, read_bounded
 from byok_tui.redaction import remember_secret
+
+# Far more keys than anyone has, with their labels; a larger file is not one byok-tui wrote.
+LARGEST_KEY_FILE = 4 * 1024 * 1024
 
 
 class FileKeyStore(KeyStore):
@@ -50,7 +53,7 @@ class FileKeyStore(KeyStore):
         """Every entry in the file; {} when there is no file yet."""
         try:
             self._tighten_file()
-            raw = self.path.read_bytes()
+            raw = read_bounded(self.path, LARGEST_KEY_FILE)  # not a FIFO or a device
         except FileNotFoundError:
             return {}
         except OSError as error:

@@ -168,10 +168,14 @@ class ProviderClient:
         """Read the keys the store holds now, so that the redaction layer knows one set since
         start-up (in another terminal) before any text that may hold it is stored. Blocking:
         call it in a worker thread."""
+        from byok_tui.keys import KeyStoreError
         from byok_tui.keys.index import stored_keys
         from byok_tui.registry import key_providers
 
-        stored_keys(self._store, [p.id for p in key_providers()])
+        try:
+            stored_keys(self._store, [p.id for p in key_providers()])
+        except KeyStoreError:
+            pass  # the text is kept all the same; resolving the key then says what is wrong
 
     def resolve(
         self, provider: Provider, *, bot: BotKeyChoice | None = None, label: str | None = None

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.paths import ensure_private_dir
+from byok_tui.paths import ensure_private_dir, read_bounded
 from byok_tui.providers.types import ListedModel
 
 if TYPE_CHECKING:
@@ -24,13 +24,17 @@ if TYPE_CHECKING:
 CACHE_VERSION = 1
 
 
+# Every provider's list, OpenRouter's hundreds of models included, is far below this.
+LARGEST_CACHE = 64 * 1024 * 1024
+
+
 class ModelCache:
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def _load(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(read_bounded(self.path, LARGEST_CACHE).decode("utf-8"))
         except (OSError, ValueError):
             return {}  # a missing or damaged cache is only a cache: rebuilt on next refresh
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:

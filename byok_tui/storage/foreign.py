@@ -16,6 +16,7 @@ alternatives. Claude's `chat_messages` is a list; a message naming its parent
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 import zipfile
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from byok_tui.errors import ByokError
+from byok_tui.paths import read_bounded
 from byok_tui.records import BotConfig
 from byok_tui.redaction import redact_keys
 from byok_tui.registry import history_provider
@@ -67,18 +69,21 @@ def read_export(path: Path) -> bytes:
     """The bytes of `conversations.json`: the file itself, or the member of that name in a
     zip. Bounded before it is read whole."""
     try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
+        # Read whole, bounded, before anything looks into it: a FIFO or /dev/zero is refused
+        # at once (zipfile's own check would read it for ever).
+        raw = read_bounded(path, MAX_FILE_BYTES)
+        if zipfile.is_zipfile(io.BytesIO(raw)):
+            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
                 names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == MEMBER]
                 if not names:
                     raise ForeignFormatError(f"{path} holds no {MEMBER}")
                 with archive.open(names[0]) as member:
                     data = member.read(MAX_FILE_BYTES + 1)
         else:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ForeignFormatError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MB")
-            data = path.read_bytes()
-    except (OSError, zipfile.BadZipFile) as error:
+            data = raw
+    except OSError as error:
+        raise ForeignFormatError(f"cannot read {path}: {error.strerror or error}") from None
+    except zipfile.BadZipFile as error:
         raise ForeignFormatError(f"cannot read {path}: {error}") from None
     if len(data) > MAX_FILE_BYTES:
         raise ForeignFormatError(f"{MEMBER} in {path} is larger than {MAX_FILE_BYTES >> 20} MB")
