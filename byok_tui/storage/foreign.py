@@ -136,6 +136,11 @@ def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value: Any) -> list[Any]:
+    """`value` if it is a list, else an empty one: a field of the wrong type is absent."""
+    return value if isinstance(value, list) else []
+
+
 def _chatgpt_text(message: dict[str, Any], skipped: Counter[str]) -> str | None:
     """The text a ChatGPT message shows in the conversation, or None (and why, counted)."""
     role = _object(message.get("author")).get("role")
@@ -201,7 +206,7 @@ def _chatgpt(conversation: dict[str, Any], skipped: Counter[str]) -> dict[str, A
         raise _Skip("malformed (no id or no mapping)")
     nodes = {k: v for k, v in mapping.items() if isinstance(k, str) and isinstance(v, dict)}
     started = _time(conversation.get("create_time"), 0.0)
-    roots = [k for k, v in nodes.items() if v.get("parent") not in nodes]
+    roots = [k for k, v in nodes.items() if _text(v.get("parent")) not in nodes]
     shown_as: dict[str, str | None] = {}  # node → the imported message it ends at
     messages: list[dict[str, Any]] = []
     stack: list[tuple[str, str | None]] = [(root, None) for root in reversed(roots)]
@@ -249,11 +254,11 @@ def _claude_text(message: dict[str, Any], skipped: Counter[str]) -> tuple[str, s
                 skipped["tool calls, results and other non-text parts"] += 1
     elif isinstance(message.get("text"), str):
         texts.append(message["text"])
-    for attached in message.get("attachments") or []:
+    for attached in _list(message.get("attachments")):
         if isinstance(attached, dict) and isinstance(attached.get("extracted_content"), str):
             name = clean_line(str(attached.get("file_name") or "attachment"))[:200]
             texts.append(f"{name}:\n\n````\n{attached['extracted_content']}\n````")
-    for file in message.get("files") or []:
+    for file in _list(message.get("files")):
         if isinstance(file, dict):
             skipped["images and files without text (marked in the text)"] += 1
             name = clean_line(str(file.get("file_name") or "a file"))[:200]
