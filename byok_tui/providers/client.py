@@ -9,6 +9,7 @@ re-raised or chained: their text holds the request URL, which for Gemini holds t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -172,10 +173,10 @@ class ProviderClient:
         from byok_tui.keys.index import stored_keys
         from byok_tui.registry import key_providers
 
-        try:
+        # A store that cannot be read: the text is kept all the same, and resolving the key
+        # then says what is wrong.
+        with contextlib.suppress(KeyStoreError):
             stored_keys(self._store, [p.id for p in key_providers()])
-        except KeyStoreError:
-            pass  # the text is kept all the same; resolving the key then says what is wrong
 
     def resolve(
         self, provider: Provider, *, bot: BotKeyChoice | None = None, label: str | None = None
