@@ -27,6 +27,21 @@ def provider_argument(value: str) -> Provider:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+# SQLite's integers end below 2**63; no count or id the commands take comes near.
+LARGEST_WHOLE_NUMBER = 2**53
+
+
+def whole_number(text: str) -> int:
+    """A whole number from 1 up, for an option (exit 2 and the option named, otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= LARGEST_WHOLE_NUMBER:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number from 1 to 2**53")
+    return value
+
+
 def model_argument(value: str) -> str:
     """A model id from the command line; one that looks like a key is a usage error (it
     would be sent and stored in clear), and the message never shows it."""

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from byok_tui.cli.common import whole_number
 from byok_tui.cli.progress import open_with_default_bot
 from byok_tui.errors import ByokError
 from byok_tui.paths import read_bounded
@@ -43,7 +44,7 @@ def add_parsers(commands: Any) -> None:
     which = export.add_mutually_exclusive_group()
     which.add_argument(
         "--conversation",
-        type=int,
+        type=whole_number,
         metavar="ID",
         help="with --markdown: only this conversation (its #id: `byok-tui search`)",
     )

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any
 
+from byok_tui.cli.common import whole_number
 from byok_tui.cli.progress import open_store
 from byok_tui.records import MATCH_END, MATCH_START, SearchHit
 from byok_tui.services import open_services
@@ -38,19 +39,9 @@ def add_parsers(commands: Any) -> None:
     search.add_argument("--bot", metavar="NAME", help="only this bot's conversations")
     search.add_argument("--json", action="store_true", help="a JSON list of hits")
     search.add_argument(
-        "--limit", type=_positive, default=50, metavar="N", help="at most N hits (default 50)"
+        "--limit", type=whole_number, default=50, metavar="N", help="at most N hits (default 50)"
     )
     search.set_defaults(run=_search)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number above 0")
-    return value
 
 
 def _search(args: argparse.Namespace) -> int:
