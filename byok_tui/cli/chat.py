@@ -21,7 +21,6 @@ from byok_tui.cli.common import (
     model_argument,
     provider_argument,
     provider_client,
-    whole_number,
 )
 from byok_tui.errors import ByokError
 from byok_tui.providers.errors import check_settings
@@ -89,7 +88,7 @@ def add_parsers(commands: Any) -> None:
         "the bot's fallbacks with --bot)",
     )
     ask.add_argument(
-        "--max-tokens", type=whole_number, help="reply length cap, at least 1 (default: the bot's)"
+        "--max-tokens", type=int, help="reply length cap, at least 1 (default: the bot's)"
     )
     ask.add_argument(
         "--timeout", type=float, metavar="SECONDS", help="longest silence between chunks"
