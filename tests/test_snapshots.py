@@ -130,11 +130,11 @@ def test_each_error_block(snap_compare: Any) -> None:
 
 
 def test_settings_with_some_keys_set(snap_compare: Any) -> None:
-    """Settings > API Keys: the budgets (none yet) with the line to set one, then every
-    provider with its models, key fields masked (no key text in
-    the picture), what each key provider cost today and this month ($0 here), format hints and
-    where to get a key, the local runtime's status; Check balance beside Test key for the
-    providers that state a balance (OpenRouter, DeepSeek)."""
+    """Settings > API Keys opens on the keys: every provider with its models, key fields
+    masked (no key text in the picture), what each key provider cost today and this month ($0
+    here), format hints and where to get a key, the local runtime's status; Check balance
+    beside Test key for the providers that state a balance (OpenRouter, DeepSeek). The
+    budgets come after the providers, below the fold here."""
     keys = open_key_store(app_paths())
     for provider_id in ("anthropic", "openai", "google"):
         keys.set(entry_name(provider_id), FAKE_KEYS[provider_id])
@@ -152,7 +152,8 @@ def test_settings_with_providers_of_your_own(snap_compare: Any) -> None:
     at <base URL>" with a Remove provider button; Together takes a key (masked in its field,
     the hint that it goes only there); LM Studio takes none (no key field, "not checked" and
     a Check button: it is not asked anything unasked); then the Add provider form (id, name,
-    base URL, models, the key choice and the button)."""
+    base URL, models, the key choice and the button), then the budgets (none yet) with the
+    line to set one."""
     from byok_tui.custom_providers import CustomDefinition, add_definition
 
     config = app_paths().config_file

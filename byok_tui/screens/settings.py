@@ -49,6 +49,14 @@ class KeysRead(Message):
 
 
 @dataclass
+class KeyRowsRead(Message):
+    """Every key of every provider, with its health, after a key was changed."""
+
+    keys: list[KeyRow]
+    failover: set[str]
+
+
+@dataclass
 class ProviderAdded(Message):
     """A provider the user defined is now one of the providers (or why it is not)."""
 
@@ -97,12 +105,13 @@ class SettingsScreen(Screen[None]):
                 ),
                 id="section-help",
             ),
-            Label("Budgets", classes="subsection-title"),
-            BudgetEditor(id="budgets"),
+            # The keys first, as the panel's name says: budgets after the providers.
             Label("Providers", classes="subsection-title"),
             *[ProviderSettings(provider) for provider in providers()],
             Label("Add provider", classes="subsection-title", id="add-provider-title"),
             ProviderForm(id="provider-form"),
+            Label("Budgets", classes="subsection-title"),
+            BudgetEditor(id="budgets"),
         ]
 
     async def on_mount(self) -> None:
@@ -127,6 +136,19 @@ class SettingsScreen(Screen[None]):
         # A message, not call_from_thread: handled in order with the screen's own teardown,
         # so what is read while Settings closes never meets half-removed widgets.
         self.post_message(KeysRead(stored, spends, budgets, limits, keys, failover))
+
+    @work(thread=True, exclusive=True, group="key-rows")
+    def _refresh_key_rows(self) -> None:
+        """Each key's line read again (after the save queued before it)."""
+        try:
+            keys, failover = self.data.keys.key_rows()
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.post_message(KeyRowsRead(keys, failover))
+
+    def on_key_rows_read(self, message: KeyRowsRead) -> None:
+        self._show_key_rows(message.keys, message.failover)
 
     def on_keys_read(self, message: KeysRead) -> None:
         self._show_keys(message.stored)
@@ -286,6 +308,7 @@ class SettingsScreen(Screen[None]):
         if event.problem:
             return  # not saved: the warning says why
         self.data.keys.save_provider_key(provider_id, event.value)  # saved as it is typed
+        self._refresh_key_rows()  # its line names the key now stored, not the one before
 
     @on(Button.Pressed, ".test-key")
     def _test_pressed(self, event: Button.Pressed) -> None:

@@ -98,7 +98,7 @@ class ConfigPane(VerticalScroll):
             yield Label("API Key", id="global-key-label")
             yield KeyField(placeholder="paste the key here", id="global-key")
             yield Static(id="global-key-warning", classes="warning")
-            yield Label("Per-Bot API Key (this bot only, instead of the API Key)")
+            yield Label("Per-Bot API Key (this bot only)")
             yield KeyField(placeholder="empty: the key above", id="bot-key")
             yield Static(id="bot-key-warning", classes="warning")
             yield Label("or from a command (Enter saves)")

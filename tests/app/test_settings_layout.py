@@ -1,0 +1,59 @@
+"""Settings > API Keys opens on the keys (the budgets follow the providers), says each key as
+it is now right after a key is pasted over another, and the config pane's per-bot key field
+is named in words that fit on one line."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Label, Static
+
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.paths import app_paths
+from byok_tui.widgets.budget_editor import BudgetEditor
+from byok_tui.widgets.key_field import KeyField
+from byok_tui.widgets.provider_settings import ProviderSettings
+from tests.support.pilot import make_app, settle, wait_for
+
+OLD_KEY = "sk-proj-" + "O" * 50 + "AAAA"
+NEW_KEY = "sk-proj-" + "N" * 50 + "ZZZZ"
+
+
+async def test_settings_opens_on_the_keys_with_the_budgets_after_the_providers() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        rows = list(app.screen.query(ProviderSettings))
+        budgets = app.screen.query_one(BudgetEditor)
+        assert budgets.region.y > rows[-1].region.y, "the budgets come before the keys"
+        first = rows[0].region
+        assert 0 < first.y < 40 and first.height > 0, "the first provider's key is not in view"
+
+
+async def test_a_key_pasted_over_another_in_settings_is_the_one_its_line_names() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), OLD_KEY)
+    app = make_app()
+    async with app.run_test(size=(140, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        line = app.screen.query_one("#row-openai .keys", Static)
+        await wait_for(pilot, lambda: "AAAA" in str(line.render()))
+        field = app.screen.query_one("#row-openai KeyField", KeyField)
+        field.query_one(Input).value = NEW_KEY  # pasted over the old one
+        await wait_for(pilot, lambda: "ZZZZ" in str(line.render()))
+        assert "AAAA" not in str(line.render())
+
+
+async def test_the_per_bot_key_field_is_named_on_one_line_at_120_columns() -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(
+            pilot, lambda: any("Per-Bot" in str(lbl.render()) for lbl in app.screen.query(Label))
+        )
+        label = next(
+            lbl for lbl in app.screen.query(Label) if "Per-Bot API Key" in str(lbl.render())
+        )
+        assert label.region.height == 1, str(label.render())
+        assert str(label.render()).strip().endswith(")")
