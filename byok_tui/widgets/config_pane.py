@@ -169,7 +169,7 @@ class ConfigPane(VerticalScroll):
             select.set_options(
                 [*models, (Text("✎ Type a model id…", style="italic"), TYPE_A_MODEL_ID)]
             )
-            select.value = current if current else Select.BLANK
+            select.value = current if current else Select.NULL  # no model yet: none chosen
 
     def model_id_typed(self, model_id: str | None) -> None:
         """Use the model id the user typed; None (cancelled) keeps the model as it was, and so
@@ -209,7 +209,9 @@ class ConfigPane(VerticalScroll):
     def _edited(self) -> BotConfig | None:
         if self._bot is None:
             return None
-        model = self.query_one("#bot-model", Select).value
+        chosen = self.query_one("#bot-model", Select).value
+        # The list's blank entry chooses no model: the bot keeps the one it has.
+        model = self._model if chosen == Select.NULL else str(chosen)
         sendable, temperature = self._temperature()
         fallbacks = self._fallbacks()
         if not sendable or fallbacks is None:
@@ -225,7 +227,7 @@ class ConfigPane(VerticalScroll):
         return BotConfig(
             name=name or self._bot.config.name,
             provider=self.provider.id,
-            model=str(model) if model != Select.BLANK else self.provider.default_model,
+            model=model,
             system_prompt=self.query_one("#bot-system", TextArea).text,
             temperature=temperature,
             max_tokens=self._bot.config.max_tokens,
@@ -283,7 +285,7 @@ class ConfigPane(VerticalScroll):
         if event.value == TYPE_A_MODEL_ID:
             self.post_message(self.ModelIdWanted())
             return
-        if event.select.id == "bot-model" and event.value != Select.BLANK:
+        if event.select.id == "bot-model" and event.value != Select.NULL:
             self._model = str(event.value)
         self._report()
 
