@@ -27,12 +27,21 @@ def add_parsers(commands: Any) -> None:
         "when a provider's list could not be read (its registry models are still listed); "
         "Ollama not running is only noted, unless it is asked for with -p.",
     )
-    models.add_argument("-p", "--provider", type=provider_argument, help="only this provider")
+    models.add_argument(
+        "named", nargs="?", type=provider_argument, metavar="ID", help="only this provider"
+    )
+    models.add_argument(
+        "-p", "--provider", type=provider_argument, help="only this provider (as ID)"
+    )
     models.add_argument("--refresh", action="store_true", help="ask the providers again")
     models.set_defaults(run=_models)
 
 
 def _models(args: argparse.Namespace) -> int:
+    if args.named is not None:
+        if args.provider is not None and args.provider.id != args.named.id:
+            raise ByokError(f"two providers named: {args.named.id} and -p {args.provider.id}")
+        args.provider = args.named
     services = open_services()
     selected = (args.provider,) if args.provider else providers()
     asked_for = args.provider is not None

@@ -7,11 +7,15 @@ provider (`byok-tui keys set ID`) and only ever goes to that provider's own base
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from byok_tui.cli.common import usage
 from byok_tui.config import load_config
+from byok_tui.errors import ByokError
 from byok_tui.paths import app_paths
+
+if TYPE_CHECKING:
+    from byok_tui.custom_providers import CustomDefinition
 
 EXAMPLES = """\
 examples:
@@ -99,6 +103,7 @@ def _add(args: argparse.Namespace) -> int:
         models=tuple((m.strip(), m.strip()) for m in args.models if m.strip()),
         key=key,
     )
+    _check_arguments(definition)
     add_definition(path, definition)
     print(f"Added {definition.name or definition.id} ({definition.id}) to {path}.")
     _forget_earlier_keys(definition.id)
@@ -112,6 +117,25 @@ def _add(args: argparse.Namespace) -> int:
     if not definition.models:
         print(f"List its models with `byok-tui models {definition.id} --refresh`.")
     return 0
+
+
+def _check_arguments(definition: CustomDefinition) -> None:
+    """The definition the arguments make, checked before the config file is read: a problem
+    is a usage error (exit 2) naming the option, not the file, which is not written."""
+    from byok_tui.config import ConfigError
+    from byok_tui.custom_providers import parse_definition
+
+    origin = "provider add"
+    where = f"{origin}: providers.{definition.id}"
+    try:
+        parse_definition(definition.id, definition.table(), origin)
+    except ConfigError as error:
+        said = error.message.replace(f"{where}.base_url", "--base-url")
+        said = said.replace(f"{where}.models", "--model").replace(f"{where}.name", "--name")
+        said = said.replace(f"{where}: ", f"ID {definition.id!r}: ").replace(where, "ID")
+        raise ByokError(
+            said, remedy="Nothing was written. See `byok-tui provider add --help`."
+        ) from None
 
 
 def _forget_earlier_keys(provider_id: str) -> None:

@@ -88,8 +88,10 @@ def test_a_definition_that_could_misroute_a_key_is_refused(
     arguments: tuple[str, ...], words: str
 ) -> None:
     result = run_cli("provider", "add", *arguments)
-    assert result.returncode == 1
+    assert result.returncode == 2  # the arguments are wrong, not a file
     assert words in result.stderr
+    assert "config.toml" not in result.stderr and "Fix the setting" not in result.stderr
+    assert "--base-url" in result.stderr or "ID " in result.stderr  # the option is named
     assert not app_paths().config_file.exists()
 
 
@@ -174,6 +176,20 @@ def test_an_optional_key_is_sent_once_it_is_set(server: ProviderServer) -> None:
     assert run_cli("ask", "-p", "mine", "hi").returncode == 0
     sent = [seen.header("authorization") for seen in server.requests]
     assert sent == [None, f"Bearer {OWN_KEY}"]
+
+
+def test_models_takes_the_provider_as_an_argument_as_the_hints_say(
+    server: ProviderServer,
+) -> None:
+    add(server, "--no-key")
+    server.reply_with(
+        Reply(200, {"content-type": "application/json"}, [b'{"object":"list","data":[]}'])
+    )
+    listed = run_cli("models", "mine", "--refresh")
+    assert listed.returncode == 0, listed.stderr
+    assert [seen.target for seen in server.requests] == ["/v1/models"]
+    both = run_cli("models", "mine", "-p", "groq")
+    assert both.returncode == 2 and "two providers named" in both.stderr
 
 
 def test_ask_without_a_model_for_a_provider_with_none_says_how_to_find_one(
