@@ -273,6 +273,14 @@ class ByokApp(App[None]):
         Screen.notify asks for markup)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c, which many try first: how to quit, in words (Textual's own says it with
+        markup, which notify above shows as it is)."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app.", title="Do you want to quit?")
+                return
+
     def _started(self, action: Callable[[], object]) -> AppData | None:
         """The data service once the chat screen is up; before, None, and `action` runs once
         it is: a screen opened over the first frame would end up under the chat screen."""

@@ -61,3 +61,15 @@ async def test_the_palettes_keys_entry_is_this_help() -> None:
         keys = [c for c in commands if c.title in ("Keys", "Help")]
         assert [c.title for c in keys] == ["Help"]
         assert "every key" in keys[0].help.lower()
+
+
+async def test_ctrl_c_says_how_to_quit_in_words_not_markup() -> None:
+    from tests.support.pilot import make_app, settle
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        said = [(n.title, n.message) for n in app._notifications]
+        assert ("Do you want to quit?", "Press ctrl+q to quit the app.") in said, said
