@@ -126,8 +126,10 @@ class NoApiKeyError(ByokError):
 
     def __init__(self, spec: KeySpec) -> None:
         self.provider_id = spec.id
-        env_hint = " or ".join(spec.env_vars)
-        where = f"`byok-tui keys set {spec.id}`, Settings > API Keys, or {env_hint}"
+        places = [f"`byok-tui keys set {spec.id}`", "Settings > API Keys"]
+        if spec.env_vars:  # a provider of the user's own reads no environment variable
+            places.append(" or ".join(spec.env_vars))
+        where = ", ".join(places[:-1]) + f", or {places[-1]}"
         super().__init__(
             f"No API key for {spec.display_name}",
             remedy=f"{REMEDIES[ErrorKind.NO_KEY]} Set one with {where}.",

@@ -118,6 +118,7 @@ def test_a_custom_provider_receives_its_own_key_and_no_other(server: ProviderSer
     refused = run_cli("ask", "-p", "mine", "hi", env=environ)
     assert refused.returncode == 3  # its key is required, and it has none
     assert "No API key for mine" in refused.stderr
+    assert "`byok-tui keys set mine`, or Settings > API Keys." in refused.stderr  # no "or ."
     assert server.requests == []
     assert run_cli("keys", "set", "mine", stdin=OWN_KEY).returncode == 0
     result = run_cli("ask", "-p", "mine", "hi", env=environ)
