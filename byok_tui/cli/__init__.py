@@ -174,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_app()
         _guard_output()
         code: int = args.run(args)
+        sys.stdout.flush()  # here, where a reader gone away is caught below
         return code
     except ByokError as error:
         print(f"byok-tui: {error.one_line()}", file=sys.stderr)
@@ -185,8 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("byok-tui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        # The reader went away (`byok-tui keys list | head -1`): not an error of ours.
-        sys.stderr.close()
+        # The reader went away (`byok-tui keys list | head -1`): not an error of ours. What
+        # is left unwritten goes nowhere, so the interpreter's last flush cannot fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as error:
         from byok_tui.crash import report_crash
