@@ -98,7 +98,7 @@ def test_after_a_failover_the_row_names_the_key_that_answered() -> None:
     asyncio.run(run())
     notice, _echo, opened = posted[:3]
     assert notice == KeyNotice("The default key was refused: trying key work")
-    assert opened == ReplyOpened("openai · gpt-5.4-mini · key work key", 7, 6)
+    assert opened == ReplyOpened("openai · gpt-5.4-mini · key work", 7, 6)
     assert "sk-test" not in repr(posted)
 
 
@@ -170,3 +170,20 @@ def test_a_burst_of_events_still_gives_the_keyboard_its_turns(monkeypatch: Any) 
             await relay.relay(TextDelta("word "))
 
     assert relay_turns_given(monkeypatch, run) >= 10
+
+
+def test_a_replys_line_says_each_key_source_once_in_words() -> None:
+    from byok_tui.widgets.message_views import reply_meta
+
+    said = {
+        "global": "global key",
+        "per-bot": "per-bot key",
+        "key personal": "key personal",
+        "global from command sh": "global key from command sh",
+        "key work from command op": "key work from command op",
+        "environment": "key from the environment",
+        "local runtime": "local runtime",
+        "no key": "no key",
+    }
+    for source, words in said.items():
+        assert reply_meta("openai", "m", source) == f"openai · m · {words}", source

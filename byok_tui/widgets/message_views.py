@@ -38,10 +38,23 @@ def reply_meta(
     fallbacks: never any part of the key."""
     parts = [p for p in (provider, model) if p]
     if key_source:
-        parts.append(f"{key_source} key" if key_source != "local runtime" else key_source)
+        parts.append(key_source_words(key_source))
     if fallback:
         parts.append(f"answered by fallback {provider}:{model}")
     return " · ".join(parts)
+
+
+def key_source_words(key_source: str) -> str:
+    """A reply's key source as its line says it: `global key`, `key personal`, `global key
+    from command sh`, `key from the environment`, `local runtime`."""
+    base, command = key_source.partition(" from command ")[::2]
+    if base.startswith("key ") or base in ("local runtime", "no key"):
+        said = base  # a labelled key names itself: `key personal`
+    elif base == "environment":
+        said = "key from the environment"
+    else:
+        said = f"{base} key"
+    return f"{said} from command {command}" if command else said
 
 
 def stored_usage_line(message: StoredMessage) -> str:
