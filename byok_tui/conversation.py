@@ -405,9 +405,13 @@ class ConversationService:
         return history, self._key_order(provider, key, history.messages)
 
     async def _first_usable(self, key: ResolvedKey, order: KeyOrder | None) -> ResolvedKey:
-        """The key to send first: with failover on, the first usable one of `order`."""
+        """The key to send first: with failover on, the first usable one of `order`. With none
+        usable, the first as it is, and no notice: nothing was failed over."""
         if order is not None:
-            key = await self._next_usable(order, list(order.keys)) or key
+            usable = await self._next_usable(order, list(order.keys))
+            if usable is None:
+                order.notices.clear()
+            key = usable or key
         return key
 
     async def _reply(

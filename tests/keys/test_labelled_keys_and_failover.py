@@ -119,6 +119,20 @@ def test_failover_goes_the_other_way_too_from_a_labelled_key_to_the_default() ->
         assert keys_sent(server)[3] == "spare"
 
 
+def test_no_failover_notice_when_every_key_is_unhealthy_and_the_send_goes_as_it_is() -> None:
+    """With no usable key left, the send goes with the first: nothing failed over, so no
+    notice lists keys as skipped (the one it used among them)."""
+    set_keys(failover=True)
+    with provider_server(answers({})) as server:  # both refused: both invalid now
+        code, _stderr = ask(server)
+        assert code == 4
+    with provider_server(answers({DEFAULT_KEY: openai_reply("ok")})) as server:
+        code, stderr = ask(server)
+        assert code == 0, stderr
+        assert keys_sent(server) == ["default"]
+    assert "skipped" not in stderr and "failover" not in stderr.lower()
+
+
 def test_with_failover_off_a_refused_key_is_the_error_and_nothing_else_is_sent() -> None:
     set_keys(failover=False)
     by_key = {DEFAULT_KEY: refusal(429, headers={"retry-after": "30"}), WORK_KEY: openai_reply()}
