@@ -28,6 +28,8 @@ async def test_a_budget_is_set_and_removed_in_settings_and_a_bad_amount_is_refus
         await pilot.press("ctrl+s")
         await settle(pilot)
         await wait_for(pilot, lambda: "No budgets" in text_of(app, "#budget-list"))
+        app.screen.query_one("#budgets").scroll_visible(animate=False)  # after the keys
+        await settle(pilot)
 
         app.screen.query_one("#budget-scope", Select).value = "openai"
         app.screen.query_one("#budget-per", Select).value = "day"
