@@ -137,7 +137,10 @@ class Ledger:
                 if by == "bot"
                 else ""
             )
-            + " WHERE m.role = 'assistant' AND m.created >= ?"
+            + " WHERE m.role = 'assistant' AND m.created >= ? AND NOT"
+            # A send refused before any request (no key, a budget...) is kept as an error
+            # with no key source: nothing was sent, so it is no request.
+            " (m.status = 'error' AND m.key_source IS NULL)"
             f" GROUP BY {keys} ORDER BY {keys}",
             (since,),
         )

@@ -46,3 +46,17 @@ def test_usage_sums_what_ask_was_billed_per_model_and_leaves_unknown_prices_null
     text = run_cli("usage").stdout
     assert "gpt-unpriced" in text and "price unknown" in text
     assert json.loads(run_cli("usage", "--since", "1m", "--json").stdout) != []
+
+
+def test_a_send_refused_before_any_request_is_no_request_in_usage() -> None:
+    """No key, a budget reached, a key command that failed: nothing was sent, so usage (the
+    shell's and F8's, one query) counts no request and no 'price unknown' reply for them."""
+    from byok_tui.services import open_services, open_store
+    from byok_tui.usage_report import read_usage_overview
+
+    assert run_cli("ask", "-p", "google", "hi").returncode == 3  # no key: stored as an error
+    assert run_cli("keys", "set", "groq", "--command", "false").returncode == 0
+    assert run_cli("ask", "-p", "groq", "hi").returncode == 3  # its command failed
+    shown = json.loads(run_cli("usage", "--by", "provider", "--json").stdout)
+    assert shown == [], shown
+    assert read_usage_overview(open_store(open_services())).providers == ()
