@@ -31,6 +31,9 @@ class ReplyPriced:
 
     usage: Usage | None
     cost: Cost
+    # What this request added to the reply's cost: all of it, but for a continued reply,
+    # whose earlier part was billed before (None when not known).
+    added_usd: float | None = None
 
 
 def stored_usage(message: Message) -> Usage | None:
@@ -99,6 +102,7 @@ class ReplyRecorder:
         self.reasoning: list[str] = [reply.reasoning] if continues and reply.reasoning else []
         self._continues = continues
         self._earlier = stored_usage(reply) if continues else None
+        self._earlier_usd = (reply.cost_usd or 0.0) if continues else 0.0
         self.usage: Usage | None = None  # of this request
         self._dirty = False
 
@@ -186,7 +190,8 @@ class ReplyRecorder:
         self.flush(status, error_kind, error_message)
         cost = await asyncio.to_thread(cost_of_requests, self._priced_as, self._usages())
         self._store.save_cost(self._message_id, cost)
-        return ReplyPriced(self.total_usage, cost)
+        added = None if cost.usd is None else max(0.0, cost.usd - self._earlier_usd)
+        return ReplyPriced(self.total_usage, cost, added)
 
 
 async def flush_every_second(recorder: ReplyRecorder) -> None:

@@ -347,6 +347,8 @@ class ChatScreen(Screen[None]):
         if self.state is None or self.column.busy:
             return
         self.state.conversation = None
+        self.state.spent, self._billed_since_load = 0.0, 0.0  # the title's cost is this chat's
+        self.show_title()
         self.column.new_conversation()
         sidebar = self.query_one(Sidebar)
         sidebar.show_conversations(self.state.conversations, None, self.state.older_conversations)

@@ -561,7 +561,7 @@ class ChatColumn(Vertical):
         self.query_one(Transcript).add_notice(message.text, before=self._stream.view)
 
     def on_key_notice(self, message: KeyNotice) -> None:
-        self.notify(message.text, title="Key failover", timeout=8)
+        self.notify(message.text, title=message.title, timeout=8)
 
     def on_reply_billed(self, message: ReplyBilled) -> None:
         self._billed = message.cost_usd

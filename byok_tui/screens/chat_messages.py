@@ -67,7 +67,7 @@ class ReplyBilled(Message, bubble=False):
     """What the reply was billed for, in words (`1,204 in · 388 out · $0.0031`)."""
 
     usage: str
-    cost_usd: float | None
+    cost_usd: float | None  # what this request added (a continued reply's first part was billed)
 
 
 @dataclass
@@ -108,9 +108,11 @@ class ReplyEnded(Message, bubble=False):
 
 @dataclass
 class KeyNotice(Message, bubble=False):
-    """Failover sent the message with another key, or passed one over: what happened."""
+    """Failover sent the message with another key, or passed one over, or the key a command
+    printed looks like another provider's: what happened."""
 
     text: str
+    title: str = "Key failover"
 
 
 @dataclass

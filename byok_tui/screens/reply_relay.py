@@ -95,7 +95,7 @@ class ReplyRelay:
             self._ids = (reply.id, reply.parent_id, continued)
             self._unopened.append(ReplyOpened(reply_meta(*self._meta), *self._ids))
             if event.key.warning:  # its command printed a key of another provider's shape
-                self._post(KeyNotice(event.key.warning))
+                self._post(KeyNotice(event.key.warning, title="Key"))
         elif isinstance(event, KeyFailedOver):
             # The reply is answered with another key: its line names that key.
             self._meta = (*self._meta[:2], event.key.source_text, self._meta[3])
@@ -106,7 +106,7 @@ class ReplyRelay:
         elif isinstance(event, ReplyPriced):
             usage, cost = event.usage or Usage(), event.cost
             line = usage_line(usage.input_tokens, usage.output_tokens, cost.usd, priced=True)
-            self._post(ReplyBilled(line, cost.usd))
+            self._post(ReplyBilled(line, event.added_usd))
         else:
             self._show_sent()  # a no-op unless the request was never reported as sent
             words = isinstance(event, TextDelta | ReasoningDelta)

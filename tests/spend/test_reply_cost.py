@@ -112,3 +112,35 @@ async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop
             break
         await asyncio.sleep(0.05)
     assert reply.cost_usd == cost_of("openai", "gpt-5.5", Usage(900, 0)).usd
+
+
+async def test_the_titles_cost_is_this_chats_after_a_new_chat_and_a_continue(
+    server: ProviderServer,
+) -> None:
+    """ctrl+n starts a chat that has cost nothing yet; a reply cut at the length limit and
+    continued with `c` is counted once: its first part plus the continuation."""
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    first = cost_of("openai", "gpt-5.5", Usage(1204, 388)).usd
+    assert first is not None
+    server.reply_with(
+        openai_reply("Cut", usage=USAGE, finish_reason="length"),
+        openai_reply(" short.", usage=USAGE),
+        openai_reply("Fresh.", usage=USAGE),
+    )
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "one")
+        await wait_for(pilot, lambda: f"{format_usd(first)} this chat" in app.sub_title)
+        app.screen.query(ReplyView).last().focus()
+        await pilot.press("c")
+        await wait_for(pilot, lambda: replies(app) == ["Cut short."] and not replying(app))
+        await wait_for(pilot, lambda: f"{format_usd(2 * first)} this chat" in app.sub_title)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert "this chat" not in app.sub_title
+        await send(pilot, "two")
+        await wait_for(pilot, lambda: replies(app) == ["Fresh."] and not replying(app))
+        await wait_for(pilot, lambda: f"{format_usd(first)} this chat" in app.sub_title)
