@@ -110,7 +110,7 @@ def test_a_continued_reply_brings_its_text_so_far_and_notices_and_price_pass_on(
         await relay.relay(ReplyStarted(reply_row("Once upon"), DEFAULT))
         relay.sent()
         await relay.relay(trimmed)
-        await relay.relay(ReplyPriced(Usage(10, 20), Cost(0.25, "")))
+        await relay.relay(ReplyPriced(Usage(10, 20), Cost(0.25, ""), 0.25))
 
     asyncio.run(run())
     assert posted[1] == ReplyOpened("openai · gpt-5.4-mini · global key", 7, 6, "Once upon")
