@@ -384,6 +384,12 @@ class AppData:
             raise ByokError(f"Could not write {path}: {error.strerror}") from None
         return path
 
+    def show_branch_of(self, message_id: int) -> None:
+        """Make the conversation show a branch that holds `message_id`, if the branch on
+        screen does not (a search hit on another branch)."""
+        db = self._context.db
+        self._run("switch", lambda: db.show_branch_of(message_id))
+
     def switch_alternative(self, message_id: int, step: int) -> int | None:
         """Show the alternative `step` places from this message (its branch with it); the
         alternative now shown, None when there is none that way."""

@@ -167,7 +167,9 @@ class ChatScreen(Screen[None]):
             conversation = self.state.conversation
             self._wanted = (self.state.bot.id, conversation.id if conversation else 0)
         bot_id, conversation_id = self._wanted
-        self._load(self._load_generation, bot_id, conversation_id, self._transcript_due)
+        self._load(
+            self._load_generation, bot_id, conversation_id, self._transcript_due, self._reveal
+        )
 
     @work(thread=True, exclusive=True, group="load")
     def _load(
@@ -176,8 +178,11 @@ class ChatScreen(Screen[None]):
         bot_id: int | None,
         conversation_id: int | None,
         transcript: bool,
+        reveal: int | None = None,
     ) -> None:
         try:
+            if reveal is not None:  # a search hit on another branch: that branch is shown
+                self.data.show_branch_of(reveal)
             state = self.data.chat_state(bot_id, conversation_id)
         except ByokError as error:
             self.post_message(StateLoadFailed(error, generation=generation))

@@ -176,6 +176,21 @@ class Store(BotRows, DraftRows):
         place = ids.index(message_id) + step
         return ids[place] if 0 <= place < len(ids) else None
 
+    def show_branch_of(self, message_id: int) -> None:
+        """The branch on screen of the message's conversation holds it: unchanged when it
+        does, else the branch through it (switch_to). A message gone: nothing changes."""
+        with self.transaction() as db:
+            on_branch = db.execute(
+                "WITH RECURSIVE above(id, parent_id) AS ("
+                " SELECT m.id, m.parent_id FROM messages m JOIN conversations c"
+                " ON c.leaf_id = m.id WHERE c.id = (SELECT conversation_id FROM messages"
+                " WHERE id = ?1) UNION ALL SELECT m.id, m.parent_id FROM messages m"
+                " JOIN above ON m.id = above.parent_id) SELECT 1 FROM above WHERE id = ?1",
+                (message_id,),
+            ).fetchone()
+        if on_branch is None:
+            self.switch_to(message_id)
+
     def switch_to(self, message_id: int) -> None:
         """Show the branch through `message_id`, down to the newest message that follows it."""
         with self.transaction() as db:

@@ -322,3 +322,26 @@ async def test_a_search_that_answers_as_its_panel_closes_is_no_crash(
         await pilot.pause(0.5)
         assert not isinstance(app.screen, SearchScreen)
     assert app.crash_report is None
+
+
+async def test_a_hit_on_another_branch_opens_that_branch_at_the_message() -> None:
+    """An edited message leaves its first version on another branch: a hit there shows that
+    branch, with the message marked, not "no longer in this conversation"."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "Fruit")
+    store.add_message(conversation.id, "user", "Tell me about the quince")
+    store.add_message(conversation.id, "assistant", "A quince is a pome fruit.")
+    store.branch_from(conversation.id, None)  # the first message edited: a second branch
+    store.add_message(conversation.id, "user", "Tell me about the medlar")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+f", *"quince")
+        await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 2)
+        await pilot.press("down", "down", "enter")  # the user's message
+        await wait_for(pilot, lambda: bool(app.screen.query(".found")))
+        [found] = app.screen.query(".found")
+        assert isinstance(found, UserMessage) and found.message_text == "Tell me about the quince"
+        said = [n.message for n in app._notifications]
+        assert not any("no longer" in s for s in said), said
