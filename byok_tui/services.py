@@ -150,19 +150,21 @@ def default_bot(services: Services, store: Store, keys: KeyStore | None = None) 
 def follow_first_key(
     services: Services, store: Store, bot: Bot, keys: KeyStore | None = None
 ) -> Bot:
-    """The Default bot, while no conversation has used it, follows the keys: if its provider
-    has no usable key and another provider now has one, it moves there (with that provider's
-    default model). Any other bot, or one in use, stays as the user set it."""
+    """The Default bot, while nothing has been asked of a provider for it (a message sent
+    before any key was set is no answer), follows the keys: if its provider has no usable key
+    and another provider now has one, it moves there (with that provider's default model).
+    Any other bot, or one in use, stays as the user set it."""
     from byok_tui.registry import get_provider, key_providers
     from byok_tui.storage.bot_rows import DEFAULT_BOT_NAME
 
-    if bot.name != DEFAULT_BOT_NAME or bot.has_key or store.has_conversations(bot.id):
+    if bot.name != DEFAULT_BOT_NAME or bot.has_key:
         return bot
     own = get_provider(bot.config.provider)
     if not own.needs_key or first_usable_provider(services, [own], keys) is not None:
         return bot
     found = first_usable_provider(services, key_providers(), keys)
-    if found is None:
+    # Read last: the usual start (a key for the bot's provider) never asks the database.
+    if found is None or store.has_answers(bot.id):
         return bot
     config = replace(bot.config, provider=found.id, model=found.default_model)
     return store.update_bot(bot.id, config)

@@ -102,6 +102,17 @@ class Store(BotRows, DraftRows):
         row = self._one("SELECT 1 FROM conversations WHERE bot_id = ? LIMIT 1", bot_id)
         return row is not None
 
+    def has_answers(self, bot_id: int) -> bool:
+        """Whether any request was ever made for the bot: a reply with a key source (a send
+        refused before any request, no key or a budget, has none)."""
+        row = self._one(
+            "SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+            " WHERE c.bot_id = ? AND m.role = 'assistant' AND m.key_source IS NOT NULL"
+            " LIMIT 1",
+            bot_id,
+        )
+        return row is not None
+
     def conversation(self, conversation_id: int) -> Conversation:
         row = self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)
         if row is None:

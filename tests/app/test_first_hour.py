@@ -145,6 +145,34 @@ async def test_the_first_key_added_becomes_the_default_bots_provider() -> None:
     assert len(server.requests) == 1
 
 
+async def test_a_message_sent_before_any_key_does_not_tie_the_default_bot_to_its_provider() -> (
+    None
+):
+    """A new user types first: no key, so the reply is an error. The first key added still
+    becomes the Default bot's provider (nothing was answered yet), and ctrl+r sends there."""
+    from tests.support.pilot import error_texts, replies, send, state
+    from tests.support.provider_server import openai_reply, provider_server
+
+    with provider_server() as server:
+        server.reply_with(openai_reply("hello from OpenAI"))
+        app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hi")
+            await wait_for(pilot, lambda: bool(error_texts(app)))
+            assert "No API key for Google Gemini" in error_texts(app)[0]
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+            field = app.screen.query_one("#row-openai KeyField", KeyField)
+            await type_into(pilot, field, FAKE_KEYS["openai"])
+            await pilot.press("escape")
+            await settle(pilot)
+            assert state(app).bot.config.provider == "openai"
+            await pilot.press("ctrl+r")
+            await wait_for(pilot, lambda: replies(app)[-1:] == ["hello from OpenAI"])
+    assert len(server.requests) == 1
+
+
 async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_added() -> None:
     from byok_tui.keys import entry_name, open_key_store
     from byok_tui.paths import app_paths
@@ -153,7 +181,9 @@ async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_add
 
     store = open_store(open_services())
     bot = store.default_bot("google", "gemini-3.8-flash")
-    store.create_conversation(bot.id, "an earlier chat")
+    earlier = store.create_conversation(bot.id, "an earlier chat")
+    store.add_message(earlier.id, "user", "hi")
+    store.add_message(earlier.id, "assistant", "hello", provider="google", key_source="global")
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
