@@ -21,9 +21,10 @@ class BudgetEditor(Vertical):
     DEFAULT_CSS = """
     BudgetEditor { height: auto; }
     BudgetEditor .budget-line { height: auto; }
-    BudgetEditor #budget-scope { width: 24; }
-    BudgetEditor #budget-amount { width: 28; }
-    BudgetEditor #budget-per { width: 18; }
+    /* Shares of the line, not fixed widths: at 80 columns the buttons stay on screen. */
+    BudgetEditor #budget-scope { width: 1fr; max-width: 24; }
+    BudgetEditor #budget-amount { width: 1fr; max-width: 28; }
+    BudgetEditor #budget-per { width: 1fr; max-width: 18; }
     BudgetEditor #budget-list { color: $text-muted; }
     BudgetEditor #budget-problem { color: $error; display: none; }
     BudgetEditor #budget-problem.shown { display: block; }

@@ -57,3 +57,18 @@ async def test_the_per_bot_key_field_is_named_on_one_line_at_120_columns() -> No
         )
         assert label.region.height == 1, str(label.render())
         assert str(label.render()).strip().endswith(")")
+
+
+async def test_at_80_columns_the_budget_buttons_are_on_screen() -> None:
+    from textual.widgets import Button
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        app.screen.query_one("#budgets").scroll_visible(animate=False)
+        await settle(pilot)
+        for button_id in ("#set-budget", "#remove-budget"):
+            region = app.screen.query_one(button_id, Button).region
+            assert region.width > 0 and region.right <= 80, (button_id, region)
