@@ -238,6 +238,16 @@ class AppData:
         except ByokError as error:
             return KeyInUse(error.one_line(), found=False)
 
+    def key_overview(self) -> KeyOverview:
+        """Every provider's key state as the key store says it now (a key may have been set
+        here or from another terminal)."""
+        from byok_tui.keys.overview import key_overview
+        from byok_tui.registry import providers
+
+        self._settled()
+        services = self._context.services
+        return key_overview(providers(), services.keys, services.environ)
+
     def estimate(self, bot_id: int, conversation_id: int | None, draft: str) -> str:
         """The estimated input tokens and cost of sending `draft` now, in words (a local
         estimate: no request): the history counted is what would be sent, the newest

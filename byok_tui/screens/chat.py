@@ -344,7 +344,7 @@ class ChatScreen(Screen[None]):
         self._status.spend_read(message)
 
     def on_key_in_use_found(self, message: KeyInUseFound) -> None:
-        self._status.key_in_use_found(message.key)
+        self._status.key_in_use_found(message.key, message.overview)
 
     # Actions -------------------------------------------------------------------------------
 

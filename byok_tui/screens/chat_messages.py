@@ -11,6 +11,7 @@ from textual.message import Message
 from byok_tui.attachments import Attachment
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
+from byok_tui.key_records import KeyOverview
 from byok_tui.records import Conversation, Spend, TranscriptPage
 
 
@@ -38,6 +39,7 @@ class LocalRuntimeChecked(Message):
 @dataclass
 class KeyInUseFound(Message):
     key: KeyInUse
+    overview: KeyOverview | None = None  # every provider's key state, read with it
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from byok_tui.chat_state import ChatState, KeyInUse
 from byok_tui.errors import ByokError
+from byok_tui.key_records import KeyOverview
 from byok_tui.registry import get_provider
 from byok_tui.screens.chat_messages import KeyInUseFound, LocalRuntimeChecked, SpendRead
 from byok_tui.widgets.sidebar import Sidebar
@@ -77,18 +78,23 @@ class ChatStatus:
 
         def read() -> None:
             key = screen.data.key_in_use(bot_id)
+            # Every provider's row too: a key set in the pane or another terminal shows.
+            overview = screen.data.key_overview()
             # A message, not call_from_thread: it is handled in order with the screen's own
             # teardown, so a line found while the app closes never meets half-removed widgets.
-            screen.post_message(KeyInUseFound(key))
+            screen.post_message(KeyInUseFound(key, overview))
             spend = screen.data.spending.spend(config.provider, config.model)
             screen.post_message(SpendRead(spend, screen.data.spending.limit_notes()))
 
         screen.run_worker(read, thread=True, exclusive=True, group="key-in-use")
 
-    def key_in_use_found(self, key: KeyInUse) -> None:
+    def key_in_use_found(self, key: KeyInUse, overview: KeyOverview | None = None) -> None:
         screen = self._screen
         if screen.state is not None:
             screen.state.key_in_use = key  # what the pane shows if it mounts later
+            if overview is not None:
+                screen.state.overview = overview
+                self.show_providers()
         screen.query_one(Transcript).set_empty_hint(self._empty_hint(key))
         if screen.config_pane is not None:
             screen.config_pane.show_key_in_use(key.line)

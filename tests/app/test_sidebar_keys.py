@@ -1,0 +1,49 @@
+"""The sidebar's key state follows the keys: a key pasted in the config pane, or set from
+another terminal and answered with, shows on its provider's row without a restart."""
+
+from __future__ import annotations
+
+from textual.widgets import OptionList
+
+from byok_tui.services import open_services, open_store
+from byok_tui.widgets.key_field import KeyField
+from tests.support.cli import run_cli
+from tests.support.keys import FAKE_KEYS
+from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
+from tests.support.provider_server import ProviderServer, openai_reply
+
+
+def provider_row(app, provider_id: str) -> str:  # type: ignore[no-untyped-def]
+    rows = chat(app).query_one("#providers", OptionList)
+    return str(rows.get_option(f"provider:{provider_id}").prompt)
+
+
+async def test_a_key_pasted_in_the_config_pane_shows_on_the_sidebar_row() -> None:
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert "no key" in provider_row(app, "openai")
+        await wait_for(pilot, lambda: bool(chat(app).query("#global-key")))
+        field = chat(app).query_one("#global-key", KeyField)
+        from textual.widgets import Input
+
+        field.query_one(Input).value = FAKE_KEYS["openai"]
+        await wait_for(pilot, lambda: "no key" not in provider_row(app, "openai"))
+
+
+async def test_a_key_set_in_another_terminal_shows_once_a_reply_came_with_it(
+    server: ProviderServer,
+) -> None:
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    server.reply_with(openai_reply("hi"))
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert "no key" in provider_row(app, "openai")
+        assert run_cli("keys", "set", "openai", stdin=FAKE_KEYS["openai"]).returncode == 0
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: replies(app) == ["hi"])
+        await wait_for(pilot, lambda: "no key" not in provider_row(app, "openai"))
