@@ -230,11 +230,12 @@ class AppData:
             config = self._context.db.bot(bot_id).config
             self._context.conversations.history(conversation_id, config)
 
-    def key_in_use(self, bot_id: int) -> KeyInUse:
-        """Which key the next message of this bot uses, in words."""
+    def key_in_use(self, bot_id: int, conversation_id: int | None = None) -> KeyInUse:
+        """Which key the next message of this bot (in this conversation) uses, in words."""
         self._settled()
         try:
-            return key_in_use(self._context, self._context.db.bot(bot_id))
+            bot = self._context.db.bot(bot_id)
+            return key_in_use(self._context, bot, conversation_id=conversation_id)
         except ByokError as error:
             return KeyInUse(error.one_line(), found=False)
 

@@ -20,10 +20,10 @@ from byok_tui.keys import (
     resolve_key,
 )
 from byok_tui.keys.overview import KeySnapshot, read_keys
-from byok_tui.keys.resolve import NoSuchLabelError
+from byok_tui.keys.resolve import NoSuchLabelError, ResolvedKey
 from byok_tui.providers import endpoints
 from byok_tui.records import Bot, Conversation, Draft, KeyOverview, Spend, TranscriptPage
-from byok_tui.registry import get_provider, providers
+from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.runs import has_ended
 from byok_tui.sanitize import strip_terminal_controls
 from byok_tui.services import AppContext, default_bot, follow_first_key
@@ -146,8 +146,15 @@ def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str
     return choices
 
 
-def key_in_use(context: AppContext, bot: Bot, keys: KeyStore | None = None) -> KeyInUse:
-    """`keys`: the keys as just read, by default the key store."""
+def key_in_use(
+    context: AppContext,
+    bot: Bot,
+    keys: KeyStore | None = None,
+    conversation_id: int | None = None,
+) -> KeyInUse:
+    """`keys`: the keys as just read, by default the key store. With failover on, the key
+    the conversation's next message goes with: the one that last answered it, or the first
+    whose answers allow it, as a send chooses (commands not run)."""
     from byok_tui.keys.base import fingerprint
     from byok_tui.keys.resolve import BotKeyChoice
 
@@ -165,6 +172,7 @@ def key_in_use(context: AppContext, bot: Bot, keys: KeyStore | None = None) -> K
         return KeyInUse(error.message, found=False)
     except KeyStoreError as error:
         return KeyInUse(error.one_line(), found=False)
+    resolved = _failover_choice(context, provider, resolved, keys, conversation_id)
     try:
         url = endpoints.base_url(provider, context.services.environ, context.services.config)
     except ConfigError as error:
@@ -184,6 +192,32 @@ def key_in_use(context: AppContext, bot: Bot, keys: KeyStore | None = None) -> K
                     line += f" · {health.describe(now)}"
                 break
     return KeyInUse(line, found=True)
+
+
+def _failover_choice(
+    context: AppContext,
+    provider: Provider,
+    resolved: ResolvedKey,
+    keys: KeyStore | None,
+    conversation_id: int | None,
+) -> ResolvedKey:
+    """The key a send would choose with failover on (`resolved` when it is off)."""
+    from byok_tui.key_failover import KeyOrder
+    from byok_tui.keys.index import read_index
+    from byok_tui.keys.resolve import keys_of
+
+    store = keys or context.services.keys
+    if not provider.needs_key or not read_index(store).failover_on(provider.id):
+        return resolved
+    stay_on = context.db.last_answering_key(conversation_id) if conversation_id else None
+    order = KeyOrder(
+        provider,
+        resolved,
+        keys_of(provider, store, context.services.environ),
+        context.db.key_health.of_provider(provider.id),
+        stay_on=stay_on,
+    )
+    return next((key for key in order.keys if order.usable(key)), resolved)
 
 
 def _starting_bot(context: AppContext, keys: KeyStore) -> tuple[Bot, int | None]:
@@ -270,7 +304,7 @@ def read_state(
         models=model_choices(context, bot.config.provider),
         global_key=global_key,
         bot_key=store.bot_key(bot.id) or "",
-        key_in_use=key_in_use(context, bot, keys),
+        key_in_use=key_in_use(context, bot, keys, conversation.id if conversation else None),
         unsent=store.unsent_message(),
         drafts_left=_drafts_left(store, drafts_for),
         moved_to=moved_to,

@@ -75,9 +75,11 @@ class ChatStatus:
         if screen.state is None:
             return
         bot_id, config = screen.state.bot.id, screen.state.bot.config
+        conversation = screen.state.conversation
+        conversation_id = conversation.id if conversation is not None else None
 
         def read() -> None:
-            key = screen.data.key_in_use(bot_id)
+            key = screen.data.key_in_use(bot_id, conversation_id)
             # Every provider's row too: a key set in the pane or another terminal shows.
             overview = screen.data.key_overview()
             # A message, not call_from_thread: it is handled in order with the screen's own

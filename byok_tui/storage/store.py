@@ -102,6 +102,16 @@ class Store(BotRows, DraftRows):
         row = self._one("SELECT 1 FROM conversations WHERE bot_id = ? LIMIT 1", bot_id)
         return row is not None
 
+    def last_answering_key(self, conversation_id: int) -> str | None:
+        """The key source of the conversation's newest complete reply (failover stays on
+        the key that last answered)."""
+        row = self._one(
+            "SELECT key_source FROM messages WHERE conversation_id = ? AND role = 'assistant'"
+            " AND status = 'complete' AND key_source IS NOT NULL ORDER BY id DESC LIMIT 1",
+            conversation_id,
+        )
+        return str(row[0]) if row is not None else None
+
     def has_answers(self, bot_id: int) -> bool:
         """Whether any request was ever made for the bot: a reply with a key source (a send
         refused before any request, no key or a budget, has none)."""

@@ -77,3 +77,30 @@ async def test_the_config_pane_gives_a_bot_a_labelled_key() -> None:
             pilot,
             lambda: "work key" in str(app.screen.query_one("#key-in-use", Static).render()),
         )
+
+
+async def test_the_key_line_names_the_key_failover_keeps_the_conversation_on() -> None:
+    """With failover on, a conversation stays on the key that last answered it: the pane's
+    line says that key, not the default one."""
+    from byok_tui.services import open_services, open_store
+
+    assert run_cli("keys", "set", "openai", stdin="sk-proj-" + "D" * 56).returncode == 0
+    personal = "sk-proj-" + "P" * 52 + "Prsn"
+    labelled = run_cli("keys", "set", "openai", "--label", "personal", stdin=personal)
+    assert labelled.returncode == 0
+    assert run_cli("keys", "failover", "openai", "on").returncode == 0
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "pinned")
+    store.add_message(conversation.id, "user", "hi")
+    store.add_message(
+        conversation.id, "assistant", "hello", provider="openai", key_source="key personal"
+    )
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(
+            pilot,
+            lambda: "personal key sk-p…Prsn"
+            in str(app.screen.query_one("#key-in-use", Static).render()),
+        )
