@@ -1,5 +1,5 @@
 """The lines under a reply: who answered and what it cost, then one copy target per code
-block (`⧉ python · 12 lines`).
+block (`⧉ python · 12 lines`), or, for more than fit in two rows, one row that counts them.
 
 The targets are drawn by the meta line's own widget, their labels whole on as many lines as
 they need: a conversation opens with a reply of code every other message, and a widget more
@@ -23,6 +23,9 @@ from byok_tui.compat import virtual_size_set_by_layout
 from byok_tui.markdown_blocks import CodeBlock
 
 GAP = "  "
+# Past this many rows of targets they are one row that counts the blocks: 1,297 blocks made
+# a wall of targets fill the screen where the reply's last words should be.
+MOST_TARGET_ROWS = 2
 
 
 @dataclass
@@ -88,11 +91,29 @@ class ReplyMeta(Widget):
     def meta_height(self, width: int) -> int:
         return len(Text(self.meta).wrap(self.app.console, max(1, width))) if self.meta else 1
 
+    def compact(self, width: int) -> bool:
+        """Whether the targets are one row that counts them (too many for a few rows)."""
+        return len(self.lines(width)) > MOST_TARGET_ROWS
+
+    def _compact_row(self) -> Text:
+        chosen = self.blocks[self.chosen]
+        return Text.assemble(
+            f"⧉ {len(self.blocks):,} code blocks · y copies the next · here ←/→ and Enter: ",
+            (f"{self.chosen + 1}: {chosen.label.removeprefix('⧉ ')}", "reverse")
+            if self.has_focus
+            else f"{self.chosen + 1}: {chosen.label.removeprefix('⧉ ')}",
+        )
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.compact(width):
+            row = self._compact_row().wrap(self.app.console, max(1, width))
+            return self.meta_height(width) + len(row)
         return self.meta_height(width) + len(self.lines(width))
 
     def render(self) -> Text:
         shown = Text(self.meta)
+        if self.compact(self.size.width):
+            return Text.assemble(shown, "\n", self._compact_row())
         for numbers in self.lines(self.size.width):
             shown.append("\n")
             for place, number in enumerate(numbers):
@@ -120,6 +141,8 @@ class ReplyMeta(Widget):
         """The block whose label is at (x, y), if one is."""
         lines = self.lines(self.size.width)
         row = y - self.meta_height(self.size.width)
+        if self.compact(self.size.width):
+            return self.chosen if row >= 0 else None  # the one row copies the block chosen
         if not 0 <= row < len(lines):
             return None
         start = 0

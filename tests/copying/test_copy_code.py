@@ -206,3 +206,30 @@ async def test_a_large_streamed_replys_code_blocks_get_their_targets_when_it_end
         assert targets(app) == [
             GAP.join(["⧉ bash · 1 line", "⧉ python · 2 lines"]) + "\n⧉ code · 1 line"
         ]
+
+
+async def test_a_reply_with_many_code_blocks_ends_in_one_row_not_a_wall_of_targets() -> None:
+    """1,297 blocks took row after row of targets at the end of the conversation, filling
+    the screen: past two rows of targets they are one row that counts them and says how to
+    copy them; ←/→ choose one there and Enter copies it."""
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.5")
+    conversation = store.create_conversation(bot.id, "Code")
+    store.add_message(conversation.id, "user", "How?")
+    many = "".join(f"Step {n}:\n\n```python\nprint({n})\nprint()\n```\n\n" for n in range(300))
+    store.add_message(conversation.id, "assistant", many + "The end.")
+    app = app_answered_by(FakeProviders())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(targets(app)))
+        (shown,) = targets(app)
+        assert shown.count("\n") == 0, shown
+        assert "300 code blocks" in shown and "y copies the next" in shown
+        meta = app.screen.query(ReplyMeta).last()
+        meta.focus()
+        await pilot.press("right", "right")
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert copied == ["print(2)\nprint()\n"]
