@@ -41,7 +41,7 @@ def cost_of(provider_id: str, model_id: str, usage: Usage | None) -> Cost:
         provider = get_provider(provider_id)
     except UnknownProviderError:
         return Cost(None, f"price unknown: {provider_id} is not a defined provider")
-    if not provider.needs_key:
+    if not provider.needs_key and not provider.custom:  # the built-in local runtime
         return Cost(0.0, LOCAL_RUNTIME_PRICE)
     if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
         return Cost(None, NO_USAGE)

@@ -87,24 +87,25 @@ def _list(_args: argparse.Namespace) -> int:
     from byok_tui.registry import providers
 
     _services, store = open_with_default_bot()
-    rows = [("BOT", "PROVIDER", "MODEL", "KEY")]
+    rows = [("BOT", "PROVIDER", "MODEL", "KEY", "FALLBACKS")]
     known = {p.id: p for p in providers()}
     for bot in store.bots():
         provider = known.get(bot.config.provider)
         if provider is None:  # one the user defined, removed since
             key = "provider not defined: `byok-tui provider add` or `bot edit -p`"
         elif not provider.needs_key:
-            key = "local runtime"
+            key = "no key" if provider.custom else "local runtime"
         elif bot.has_key:
             key = "per-bot key"
         elif bot.kept_key_for:
             key = f"global (its own key is kept for {bot.kept_key_for})"
         else:
             key = "global"
-        rows.append((bot.name, bot.config.provider, bot.config.model, key))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        fallbacks = ", ".join(bot.config.fallbacks) or "-"
+        rows.append((bot.name, bot.config.provider, bot.config.model, key, fallbacks))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
-        print("  ".join([*(row[i].ljust(widths[i]) for i in range(3)), row[3]]))
+        print("  ".join([*(row[i].ljust(widths[i]) for i in range(4)), row[4]]))
     return 0
 
 

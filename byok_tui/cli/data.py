@@ -139,7 +139,8 @@ def _import_foreign(args: argparse.Namespace) -> int:
     ):
         if reasons:
             told = ", ".join(f"{count:,} {why}" for why, count in sorted(reasons.items()))
-            print(f"Skipped {sum(reasons.values()):,} {what}: {told}.")
+            total = sum(reasons.values())
+            print(f"Skipped {total:,} {what if total != 1 else what[:-1]}: {told}.")
     return 0
 
 

@@ -323,6 +323,26 @@ def _title(found: dict[str, Any]) -> str:
     return title_for(first)
 
 
+# A field each export's conversations have and the other's never do.
+_MARKS: dict[Source, str] = {"chatgpt": "mapping", "claude": "chat_messages"}
+
+
+def _check_not_the_other(data: list[Any], source: Source) -> None:
+    """The file given with the wrong --from (Claude's named ChatGPT's, or the other way):
+    said plainly rather than every conversation skipped as malformed."""
+    other: Source = "claude" if source == "chatgpt" else "chatgpt"
+    entries = [entry for entry in data[:50] if isinstance(entry, dict)]
+    if (
+        entries
+        and not any(_MARKS[source] in entry for entry in entries)
+        and all(_MARKS[other] in entry for entry in entries)
+    ):
+        raise ForeignFormatError(
+            f"this looks like {NAMES[other]}'s export, not {NAMES[source]}'s: import it with "
+            f"--from {other}"
+        )
+
+
 def import_foreign(
     store: Store, raw: bytes, source: Source, progress: Progress | None = None
 ) -> ForeignSummary:
@@ -338,6 +358,7 @@ def import_foreign(
         raise ForeignFormatError(
             f"the file is not {name}'s conversations.json (it holds no list of conversations)"
         )
+    _check_not_the_other(data, source)
     convert = _chatgpt if source == "chatgpt" else _claude
     skipped_conversations: Counter[str] = Counter()
     skipped_messages: Counter[str] = Counter()

@@ -129,3 +129,28 @@ def test_claude_attachments_or_files_of_another_type_are_no_crash(field: str, va
 def test_a_file_that_is_no_list_is_still_a_format_error() -> None:
     with pytest.raises(ForeignFormatError):
         import_foreign(open_store(open_services()), b'{"a": 1}', "claude")
+
+
+def test_the_wrong_from_says_which_export_it_looks_like(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.support.cli import run_cli
+
+    chatgpt = tmp_path / "conversations.json"
+    chatgpt.write_text(json.dumps([{"id": "c1", "mapping": {}}, {"id": "c2", "mapping": {}}]))
+    result = run_cli("import", "--from", "claude", str(chatgpt))
+    assert result.returncode != 0
+    assert "looks like ChatGPT's export" in result.stderr and "--from chatgpt" in result.stderr
+    claude = tmp_path / "claude.json"
+    claude.write_text(json.dumps([{"uuid": "u1", "chat_messages": []}]))
+    result = run_cli("import", "--from", "chatgpt", str(claude))
+    assert result.returncode != 0 and "looks like Claude's export" in result.stderr
+
+
+def test_one_thing_skipped_is_said_in_the_singular(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.support.cli import run_cli
+
+    path = tmp_path / "conversations.json"
+    message = {"sender": "human", "text": "hi"}
+    path.write_text(json.dumps([{"uuid": "u1", "chat_messages": [message, 7]}]))
+    result = run_cli("import", "--from", "claude", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "Skipped 1 message: 1 malformed messages" in result.stdout

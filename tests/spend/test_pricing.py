@@ -102,3 +102,15 @@ def test_the_price_data_is_kept_out_of_the_collectors_sight_once_loaded() -> Non
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_a_key_less_provider_of_the_users_own_is_not_priced_as_free() -> None:
+    """`provider add … --no-key` is allowed for a remote https gateway, which may well bill
+    its owner: an unknown model there is 'price unknown', never $0 like the local runtime."""
+    from byok_tui.registry import custom_provider, use_custom_providers
+
+    use_custom_providers(
+        (custom_provider("gateway", name="GW", base_url="https://gw.example/v1", key="none"),)
+    )
+    cost = cost_of("gateway", "house-model-7b", Usage(1000, 200))
+    assert cost.usd is None and cost.price != LOCAL_RUNTIME_PRICE

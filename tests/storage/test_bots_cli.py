@@ -78,3 +78,15 @@ def test_a_local_runtime_bot_takes_no_per_bot_key_and_says_so() -> None:
     listed = run_cli("bot", "list").stdout
     row = next(line for line in listed.splitlines() if line.startswith("Local"))
     assert row.split()[-2:] == ["local", "runtime"]
+
+
+def test_bot_list_shows_each_bots_fallbacks() -> None:
+    added = run_cli(
+        "bot", "add", "Sturdy", "-p", "openai", "-m", "gpt-5.5",
+        "--fallback", "groq:llama-3.3-70b-versatile", "--fallback", "ollama:llama3.2",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    listed = run_cli("bot", "list").stdout
+    assert "FALLBACKS" in listed.splitlines()[0]
+    (row,) = [line for line in listed.splitlines() if line.startswith("Sturdy")]
+    assert row.endswith("groq:llama-3.3-70b-versatile, ollama:llama3.2")
