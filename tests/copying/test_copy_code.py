@@ -229,7 +229,7 @@ async def test_a_reply_with_many_code_blocks_ends_in_one_row_not_a_wall_of_targe
         meta.focus()
         await pilot.press("right", "right")
         copied: list[str] = []
-        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign, assignment]
         await pilot.press("enter")
         await settle(pilot)
         assert copied == ["print(2)\nprint()\n"]
