@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from byok_tui.cli.common import keep_the_ledger, provider_client
-from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.errors import ByokError, ErrorKind, as_one_line
 from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, TextDelta
 from byok_tui.records import BotConfig
 from byok_tui.redaction import StreamRedactor
@@ -41,7 +41,7 @@ EXIT_STATUS: dict[ErrorKind, int] = {
     ErrorKind.NOT_FOUND: 8,
     ErrorKind.BAD_REQUEST: 8,
     ErrorKind.TOO_LARGE: 8,
-    ErrorKind.OVERLOADED: 8,
+    ErrorKind.OVERLOADED: 10,  # a server error or overload: worth retrying, unlike 8
     ErrorKind.PROTOCOL: 8,
     ErrorKind.USAGE: 2,
     ErrorKind.BUDGET: 9,
@@ -60,6 +60,7 @@ exit status:
   7 credits or billing
   8 the provider refused the request
   9 a budget (`byok-tui budget`) is reached: nothing was sent; --over-budget sends anyway
+  10 the provider's servers failed or are overloaded (5xx, 529): retry later
 
 Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
 nothing is lost if the connection or the process dies: the app shows it later.
@@ -203,7 +204,7 @@ async def print_reply(
     except ByokError as error:  # a provider's answer, no usable key, a failed save
         reasoning.end()
         reply.end()
-        print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+        print(f"byok-tui: {shell_words(error)}", file=sys.stderr)
         return error, arrived
     except asyncio.CancelledError:
         reply.end()
@@ -213,6 +214,17 @@ async def print_reply(
     if ended is not None:
         print(f"byok-tui: {ended.one_line()}", file=sys.stderr)
     return ended, arrived
+
+
+def shell_words(error: ByokError) -> str:
+    """The error as the shell says it: a remedy that names the app's buttons names the
+    option instead."""
+    if error.kind is ErrorKind.BUDGET:
+        return as_one_line(
+            f"{error.message}. Add --over-budget to send anyway this once, raise it "
+            "(`byok-tui budget set`), or wait for the next period."
+        )
+    return error.one_line()
 
 
 class _Printer:

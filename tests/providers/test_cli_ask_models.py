@@ -73,6 +73,8 @@ def test_ask_without_a_key_exits_3_and_sends_nothing(server: ProviderServer) -> 
         ),
         (402, {"error": {"message": "pay up"}}, 7, "free-tier model"),
         (404, {"error": {"message": "no such model"}}, 8, "models --refresh"),
+        (500, {"error": {"message": "internal error"}}, 10, "internal error"),
+        (503, {"error": {"message": "overloaded"}}, 10, "overloaded"),
     ],
 )
 def test_ask_errors_are_one_clear_line_with_a_distinct_exit_status(
@@ -109,7 +111,7 @@ def test_ask_network_failure_exits_6() -> None:
 
 def test_ask_help_documents_the_exit_statuses() -> None:
     text = run_cli("ask", "--help").stdout
-    for line in ("3 no API key", "5 rate limited", "6 network failure"):
+    for line in ("3 no API key", "5 rate limited", "6 network failure", "10 the provider's"):
         assert line in text
 
 

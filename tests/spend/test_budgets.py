@@ -205,3 +205,15 @@ async def test_the_local_runtime_is_never_blocked_by_a_budget(db: Store) -> None
     events = [event async for event in service.send(bot, conversation, "hi")]
     assert len(fake.requests) == 1 and fake.requests[0].provider_id == "ollama"
     assert events, "it answered"
+
+
+def test_ask_refused_by_a_budget_names_over_budget_not_the_apps_button() -> None:
+    from byok_tui.keys import entry_name, open_key_store
+    from byok_tui.paths import app_paths
+    from tests.support.cli import run_cli
+
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "B" * 60)
+    assert run_cli("budget", "set", "openai", "0", "--per", "day").returncode == 0
+    asked = run_cli("ask", "-p", "openai", "hi")
+    assert asked.returncode == 9
+    assert "--over-budget" in asked.stderr and "Send anyway" not in asked.stderr
