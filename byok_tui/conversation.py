@@ -285,7 +285,13 @@ class ConversationService:
             )
             raise
         history, order = await asyncio.to_thread(
-            self._history_and_order, conversation.id, provider, config, key, typed=said[0]
+            self._history_and_order,
+            conversation.id,
+            provider,
+            config,
+            key,
+            typed=said[0],
+            pinned=ask.key_label is not None,
         )
         key = await self._first_usable(key, order)
         reply = await asyncio.to_thread(new_reply, "partial", key.source_text)
@@ -340,6 +346,7 @@ class ConversationService:
             ask.config,
             key,
             last_turn=ChatMessage("assistant", start),
+            pinned=ask.key_label is not None,
         )
         key = await self._first_usable(key, order)
         await asyncio.to_thread(store.set_reply_key_source, reply.id, key.source_text)
@@ -395,14 +402,16 @@ class ConversationService:
         *,
         typed: str | None = None,
         last_turn: ChatMessage | None = None,
+        pinned: bool = False,
     ) -> tuple[SentHistory, KeyOrder | None]:
         """What the send carries of the conversation (`typed`, `last_turn`: as for
-        HistoryReader.read), and, with failover on, the keys it may fail over to. Blocking
-        (the database, the key store and its index): run in a worker thread."""
+        HistoryReader.read), and, with failover on, the keys it may fail over to; none for a
+        key named explicitly (`pinned`: `ask --key`). Blocking (the database, the key store
+        and its index): run in a worker thread."""
         history = self._history.read(
             conversation_id, provider, config, typed=typed, last_turn=last_turn
         )
-        return history, self._key_order(provider, key, history.messages)
+        return history, None if pinned else self._key_order(provider, key, history.messages)
 
     async def _first_usable(self, key: ResolvedKey, order: KeyOrder | None) -> ResolvedKey:
         """The key to send first: with failover on, the first usable one of `order`. With none

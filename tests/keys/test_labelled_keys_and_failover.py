@@ -103,20 +103,31 @@ def test_with_failover_on_a_refused_key_is_replaced_by_the_next_with_a_notice(
 
 def test_failover_goes_the_other_way_too_from_a_labelled_key_to_the_default() -> None:
     set_keys(failover=True)
+    assert run_cli("bot", "key", "Default", "--label", "work").returncode == 0
     by_key = {WORK_KEY: refusal(401), DEFAULT_KEY: openai_reply("ok")}
     with provider_server(answers(by_key)) as server:
-        code, stderr = ask(server, "--key", "work")
+        code, stderr = ask(server, "--bot", "Default")
         assert code == 0, stderr
         assert "groq key work: invalid (401); sent with default key" in stderr
         # An invalid key is skipped until it is changed.
-        code, stderr = ask(server, "--key", "work")
+        code, stderr = ask(server, "--bot", "Default")
         assert code == 0, stderr
         assert keys_sent(server) == ["work", "default", "default"]
         assert "groq key work: skipped (invalid (401))" in stderr
         # Changed: it is tried again.
         assert run_cli("keys", "set", "groq", "--label", "work", stdin=SPARE_KEY).returncode == 0
-        ask(server, "--key", "work")
+        ask(server, "--bot", "Default")
         assert keys_sent(server)[3] == "spare"
+
+
+def test_a_key_named_with_ask_key_is_pinned_failover_or_not() -> None:
+    """`ask --key default` asks for that key: refused, it is the error; no other key goes."""
+    set_keys(failover=True)
+    by_key = {DEFAULT_KEY: refusal(401), WORK_KEY: openai_reply("ok")}
+    with provider_server(answers(by_key)) as server:
+        code, _stderr = ask(server, "--key", "default")
+        assert code == 4
+        assert keys_sent(server) == ["default"]
 
 
 def test_no_failover_notice_when_every_key_is_unhealthy_and_the_send_goes_as_it_is() -> None:
