@@ -29,7 +29,15 @@ def _scope(value: str) -> str:
     from byok_tui.cli.common import provider_argument
 
     value = value.strip().lower()
-    return ALL_PROVIDERS if value == ALL_PROVIDERS else provider_argument(value).id
+    if value == ALL_PROVIDERS:
+        return ALL_PROVIDERS
+    provider = provider_argument(value)
+    if not provider.needs_key and not provider.custom:
+        raise argparse.ArgumentTypeError(
+            f"{provider.display_name} runs on this machine and costs nothing: it is never "
+            "blocked, so it takes no budget"
+        )
+    return provider.id
 
 
 def _amount(value: str) -> float:
@@ -176,7 +184,10 @@ def _set(args: argparse.Namespace) -> int:
 
     store = open_store(open_services())
     budget = Budget(args.scope, args.amount, args.per)
+    before = next((b for b in store.ledger.budgets() if b.scope == budget.scope), None)
     store.ledger.set_budget(budget)
+    if before is not None and before != budget:  # one budget a scope: the new one replaces it
+        print(f"Budget replaced: {standing_of(store, before).describe()} is now:")
     print(f"Budget set: {standing_of(store, budget).describe()}")
     return 0
 

@@ -217,3 +217,15 @@ def test_ask_refused_by_a_budget_names_over_budget_not_the_apps_button() -> None
     asked = run_cli("ask", "-p", "openai", "hi")
     assert asked.returncode == 9
     assert "--over-budget" in asked.stderr and "Send anyway" not in asked.stderr
+
+
+def test_budget_set_says_when_it_replaces_one_and_refuses_the_local_runtime() -> None:
+    from tests.support.cli import run_cli
+
+    assert run_cli("budget", "set", "openai", "0.5", "--per", "day").returncode == 0
+    replaced = run_cli("budget", "set", "openai", "3", "--per", "month")
+    assert replaced.returncode == 0
+    assert "Budget replaced" in replaced.stdout and "today" in replaced.stdout
+    assert "this month for openai" in replaced.stdout
+    local = run_cli("budget", "set", "ollama", "1", "--per", "day")
+    assert local.returncode == 2 and "never blocked" in local.stderr
