@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from byok_tui.cli.common import model_argument, usage
+from byok_tui.cli.common import model_argument, usage, whole_number
 from byok_tui.cli.progress import open_with_default_bot
 from byok_tui.errors import ByokError
 from byok_tui.keys import normalize_key
@@ -17,6 +17,18 @@ from byok_tui.services import remember_every_key
 
 def add_parsers(commands: Any) -> None:
     from byok_tui.cli.common import provider_argument
+
+    listed = commands.add_parser(
+        "conversations",
+        help="list conversations with their ids, newest first",
+        description="Each conversation's #id (for `ask --conversation ID` and `export "
+        "--markdown --conversation ID`), its bot, when it last changed and its title.",
+    )
+    listed.add_argument("--bot", metavar="NAME", help="only this bot's")
+    listed.add_argument(
+        "--limit", type=whole_number, default=20, metavar="N", help="at most N (default 20)"
+    )
+    listed.set_defaults(run=_conversations)
 
     bot = commands.add_parser("bot", help="list, add, share, import and remove bots")
     bot.set_defaults(run=lambda _args: usage(bot))
@@ -106,6 +118,22 @@ def _list(_args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
         print("  ".join([*(row[i].ljust(widths[i]) for i in range(4)), row[4]]))
+    return 0
+
+
+def _conversations(args: argparse.Namespace) -> int:
+    import time
+
+    _services, store = open_with_default_bot()
+    bots = [store.bot(args.bot)] if args.bot else store.bots()
+    found = [(c, b) for b in bots for c in store.conversations(b.id, limit=args.limit)]
+    found.sort(key=lambda pair: -pair[0].updated)
+    if not found:
+        print("No conversations yet: `byok-tui ask` or the app starts one.")
+        return 0
+    for conversation, bot in found[: args.limit]:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(conversation.updated))
+        print(f"#{conversation.id}\t{bot.name}\t{when}\t{conversation.title}")
     return 0
 
 

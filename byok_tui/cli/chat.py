@@ -21,6 +21,7 @@ from byok_tui.cli.common import (
     model_argument,
     provider_argument,
     provider_client,
+    whole_number,
 )
 from byok_tui.errors import ByokError
 from byok_tui.providers.errors import check_settings
@@ -78,6 +79,21 @@ def add_parsers(commands: Any) -> None:
         help="send with this labelled key of the provider (`default`: the default key)",
     )
     ask.add_argument("--bot", metavar="NAME", help="use this bot's settings and per-bot key")
+    carry_on = ask.add_mutually_exclusive_group()
+    carry_on.add_argument(
+        "-c",
+        "--in-last",
+        action="store_true",
+        help="add to the bot's last conversation, its history sent with the prompt (as "
+        "`llm -c`); without it, each ask is a conversation of its own",
+    )
+    carry_on.add_argument(
+        "--conversation",
+        type=whole_number,
+        metavar="ID",
+        help="add to this conversation (its bot's settings; `byok-tui conversations` lists "
+        "the ids)",
+    )
     ask.add_argument(
         "--fallback",
         dest="fallbacks",
@@ -160,7 +176,22 @@ def _ask(args: argparse.Namespace) -> int:
 
     services = open_services()
     store = open_store(services)
-    bot = store.bot(args.bot) if args.bot else default_bot(services, store)
+    joined = store.conversation(args.conversation) if args.conversation else None
+    if joined is not None:
+        bot = store.bot(joined.bot_id)
+        if args.bot and store.bot(args.bot).id != bot.id:
+            raise ByokError(f"conversation {joined.id} is the bot {bot.name!r}'s, not {args.bot!r}")
+        args.bot = bot.name  # its bot's settings, as --bot gives them
+    else:
+        bot = store.bot(args.bot) if args.bot else default_bot(services, store)
+    if args.in_last:
+        joined = next(iter(store.conversations(bot.id, limit=1)), None)
+        if joined is None:
+            raise ByokError(
+                f"the bot {bot.name!r} has no conversation yet",
+                remedy="Leave out -c to start one.",
+            )
+        args.bot = bot.name
     if args.continue_reply:
         return _continue(services, store, bot, args)
     if args.provider is not None:
@@ -204,7 +235,7 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"byok-tui: free tier: {quota.describe()}", file=sys.stderr)
     chosen = args.fallbacks if args.fallbacks else (bot.config.fallbacks if args.bot else ())
     fallbacks = parse_fallbacks(list(chosen))  # a malformed one: exit 2, nothing stored
-    conversation = store.create_conversation(bot.id, title_for(prompt))
+    conversation = joined or store.create_conversation(bot.id, title_for(prompt))
     try:
         said = (prompt, attachments)
         return asyncio.run(

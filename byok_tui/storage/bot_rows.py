@@ -34,8 +34,10 @@ def _check_name_free(db: sqlite3.Connection, name: str, bot_id: int | None = Non
 
 
 class NotFoundError(ByokError):
-    def __init__(self, message: str) -> None:
-        super().__init__(message, remedy="`byok-tui bot list` shows the bots there are.")
+    def __init__(
+        self, message: str, remedy: str = "`byok-tui bot list` shows the bots there are."
+    ) -> None:
+        super().__init__(message, remedy=remedy)
 
 
 def stored_config(config: BotConfig) -> BotConfig:

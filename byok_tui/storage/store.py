@@ -126,7 +126,10 @@ class Store(BotRows, DraftRows):
     def conversation(self, conversation_id: int) -> Conversation:
         row = self._one("SELECT * FROM conversations WHERE id = ?", conversation_id)
         if row is None:
-            raise NotFoundError(f"no conversation {conversation_id}")
+            raise NotFoundError(
+                f"no conversation {conversation_id}",
+                remedy="`byok-tui conversations` lists them with their ids.",
+            )
         return _conversation(row)
 
     def create_conversation(self, bot_id: int, title: str) -> Conversation:
