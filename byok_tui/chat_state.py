@@ -184,13 +184,15 @@ def key_in_use(
     if provider.needs_key:
         # What its last answers said of it: by the key itself, or (a command's, not run
         # here) by its name.
+        from byok_tui.key_report import health_of
+
         now = time.time()
         known = fingerprint(resolved.value) if resolved.value else None
-        for health in context.db.key_health.of_provider(provider.id):
-            if health.fingerprint == known or (known is None and health.name == resolved.name):
-                if not health.usable(now):
-                    line += f" · {health.describe(now)}"
-                break
+        book = context.db.key_health
+        set_at = book.set_times().get((provider.id, resolved.name)) if known is None else None
+        health = health_of(book.of_provider(provider.id), resolved.name, known, set_at)
+        if health is not None and not health.usable(now):
+            line += f" · {health.describe(now)}"
     return KeyInUse(line, found=True)
 
 

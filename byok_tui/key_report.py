@@ -50,12 +50,19 @@ HEADINGS = (
 )
 
 
-def _health_of(found: Sequence[KeyHealth], name: str, fingerprint: str | None) -> KeyHealth | None:
+def health_of(
+    found: Sequence[KeyHealth], name: str, fingerprint: str | None, set_at: float | None = None
+) -> KeyHealth | None:
     """A stored key's health by its fingerprint (a changed key starts afresh); a command's
-    by its name, the most recent (its key is not known until the command runs)."""
+    by its name, the most recent, and only from answers after it was set (`set_at`): a key
+    replaced by a command starts afresh too, though the command's key is not known until it
+    runs."""
     if fingerprint is not None:
         return next((h for h in found if h.fingerprint == fingerprint), None)
-    return next((h for h in found if h.name == name), None)
+    return next(
+        (h for h in found if h.name == name and (set_at is None or h.last_used >= set_at)),
+        None,
+    )
 
 
 def key_rows(
@@ -86,7 +93,9 @@ def key_rows(
             )
         else:
             name = status.origin if status.source is KeySource.ENVIRONMENT else DEFAULT
-            found = _health_of(found_health, name, status.fingerprint)
+            found = health_of(
+                found_health, name, status.fingerprint, set_times.get((status.provider_id, name))
+            )
             command = commands.get(status.provider_id)
             stored = "set" if status.stored else ("command" if command else "unset")
             shown_command = command if command and not status.stored else ""
@@ -110,7 +119,12 @@ def key_rows(
         for labelled in overview.labelled:
             if labelled.provider_id != status.provider_id:
                 continue
-            found = _health_of(found_health, labelled.label, labelled.fingerprint)
+            found = health_of(
+                found_health,
+                labelled.label,
+                labelled.fingerprint,
+                set_times.get((status.provider_id, labelled.label)),
+            )
             state, used, set_words = when(status.provider_id, labelled.label, found)
             rows.append(
                 KeyRow(

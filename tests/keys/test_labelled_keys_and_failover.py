@@ -223,3 +223,21 @@ def test_a_conversation_stays_on_the_key_that_last_answered_it() -> None:
         sources = asyncio.run(talk())
         assert keys_sent(loop) == ["default", "work", "work"]
     assert sources == ["key work", "key work"]
+
+
+def test_a_key_replaced_by_a_command_starts_afresh() -> None:
+    """The README's promise: a key that is changed starts afresh. A command's key is not
+    known until it runs, so the old key's health must not be shown as the command's."""
+    set_keys(failover=False)
+    with provider_server(answers({})) as server:  # the default key: 401
+        code, _stderr = ask(server)
+        assert code == 4
+    assert "invalid (401)" in run_cli("keys", "list").stdout
+    failing = 'sh -c "echo gpg: decryption failed >&2; exit 2"'
+    assert run_cli("keys", "set", "groq", "--command", failing).returncode == 0
+    (row,) = [
+        line
+        for line in run_cli("keys", "list").stdout.splitlines()
+        if "default" in line and line.startswith("groq")
+    ]
+    assert "invalid (401)" not in row and "not used yet" in row, row
