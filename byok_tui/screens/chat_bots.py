@@ -35,7 +35,16 @@ class BotActions:
                 config = screen.state.bot.config
                 self._run(self._create, BotConfig(name, config.provider, config.model))
 
-        screen.app.push_screen(TextDialog("Name of the new bot", ""), named)
+        taken = {bot.name for bot in screen.state.bots} if screen.state is not None else set()
+
+        def free(name: str) -> str | None:
+            return (
+                f"A bot named {name!r} exists already: choose another name."
+                if (name in taken)
+                else None
+            )
+
+        screen.app.push_screen(TextDialog("Name of the new bot", "", check=free), named)
 
     def _create(self, config: BotConfig) -> None:
         screen = self._screen

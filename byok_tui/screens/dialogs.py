@@ -5,13 +5,15 @@ Their text may hold outside text (a conversation's title), so it is never parsed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label
+from textual.widgets import Button, Input, Label, Static
 
 AnswerType = TypeVar("AnswerType")
 
@@ -33,20 +35,33 @@ class TextDialog(Dialog[str | None]):
     TextDialog { align: center middle; }
     TextDialog > Vertical { width: 60; height: auto; padding: 1 2; background: $panel;
                             border: round $accent; }
+    TextDialog #problem { color: $error; display: none; }
+    TextDialog #problem.shown { display: block; }
     """
     BINDINGS = [Binding("escape", "dismiss_none", "Cancel")]
 
-    def __init__(self, title: str, value: str = "") -> None:
+    def __init__(
+        self, title: str, value: str = "", check: Callable[[str], str | None] | None = None
+    ) -> None:
+        """`check`: why a line cannot be the answer (said under the field, the dialog kept
+        open so that nothing typed is lost), or None when it can."""
         super().__init__()
-        self._title, self._value = title, value
+        self._title, self._value, self._check = title, value, check
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._title, markup=False)
             yield Input(self._value)
+            yield Static("", id="problem")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.answer(event.value.strip() or None)
+        typed = event.value.strip()
+        problem = self._check(typed) if typed and self._check is not None else None
+        shown = self.query_one("#problem", Static)
+        shown.update(Text(problem or ""))
+        shown.set_class(problem is not None, "shown")
+        if problem is None:
+            self.answer(typed or None)
 
     def action_dismiss_none(self) -> None:
         self.answer(None)

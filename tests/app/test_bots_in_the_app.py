@@ -46,6 +46,29 @@ async def test_a_new_bot_from_the_sidebar_opens_in_its_editor() -> None:
     assert saved_names(store) == ["Default", "Reviewer"]
 
 
+async def test_a_taken_name_for_a_new_bot_is_said_in_the_dialog_which_stays_open() -> None:
+    """The dialog closed and a toast said the name was taken: the name had to be typed again.
+    It now stays open with the message under the field and what was typed kept."""
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.click("#new-bot")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = "Default"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TextDialog)
+        said = str(app.screen.query_one("#problem", Static).render())
+        assert "A bot named 'Default' exists already" in said
+        assert app.screen.query_one(Input).value == "Default"
+        app.screen.query_one(Input).value = "Second"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: state(app).bot.name == "Second")
+    assert saved_names(store) == ["Default", "Second"]
+
+
 async def test_renaming_a_bot_in_its_editor_shows_at_once_and_refuses_a_taken_name() -> None:
     store = open_store(open_services())
     store.default_bot("openai", "gpt-5.5")
