@@ -27,7 +27,13 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 
-from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, textual_bindings
+from byok_tui.bindings import (
+    APP_KEYS,
+    BOT_COMMANDS,
+    CHAT_KEYS,
+    SETTINGS_TOPICS,
+    textual_bindings,
+)
 from byok_tui.compat import (
     input_ends_with_the_terminal,
     layouts_draw_what_they_resize,
@@ -359,9 +365,10 @@ class ByokApp(App[None]):
         # Textual's 'Keys' panel lists mostly text-editing keys: our Help replaces it.
         yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         chat = isinstance(screen, ChatScreen)
-        keys = (*APP_KEYS, *CHAT_KEYS, *BOT_COMMANDS) if chat else APP_KEYS
+        app_keys = (*APP_KEYS, *SETTINGS_TOPICS)
+        keys = (*app_keys, *CHAT_KEYS, *BOT_COMMANDS) if chat else app_keys
         for key in keys:
-            target = self if key in APP_KEYS else screen
+            target = self if key in app_keys else screen
             action = getattr(target, f"action_{key.action}", None)
             if action is not None and key.action != "quit":
                 said = f"{key.does} ({key.spoken})" if key.keys else key.does

@@ -280,6 +280,32 @@ BOT_COMMANDS = (
     ),
 )
 
+# What Settings holds, by name, so that the palette finds it: it matches names only, and
+# 'budget', 'key' or 'provider' found nothing when Settings was listed as Settings alone.
+SETTINGS_TOPICS = (
+    Key(
+        "",
+        "open_settings",
+        "API keys, key commands and failover",
+        "app.settings_keys",
+        "Settings > API Keys: set, test or remove a provider's key",
+    ),
+    Key(
+        "",
+        "open_settings",
+        "Budgets: set or remove a spending cap",
+        "app.settings_budgets",
+        "Settings > Budgets: cap what replies cost per day or month",
+    ),
+    Key(
+        "",
+        "open_settings",
+        "Add provider (any OpenAI-compatible server)",
+        "app.settings_providers",
+        "Settings > Add provider: LM Studio, vLLM, LiteLLM, Together…",
+    ),
+)
+
 SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
 SEARCH_KEYS = (Key("escape", "close", "Close", "search.close", "Back to the chat"),)
 SPEND_SCREEN_KEYS = (Key("escape", "close", "Back", "spend.close", "Back to the chat"),)

@@ -19,10 +19,13 @@ from byok_tui.bindings import (
     PALETTE,
     REPLY_KEYS,
     SETTINGS_KEYS,
+    SETTINGS_TOPICS,
     SIDEBAR_KEYS,
     USER_MESSAGE_KEYS,
     Key,
 )
+
+PALETTE_ONLY = (*BOT_COMMANDS, *SETTINGS_TOPICS)
 
 AREAS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("Anywhere", (*APP_KEYS, PALETTE)),
@@ -32,7 +35,7 @@ AREAS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("A reply, focused", REPLY_KEYS),
     ("Sidebar lists", SIDEBAR_KEYS),
     ("Settings", SETTINGS_KEYS),
-    ("Command palette (ctrl+p), no key of their own", BOT_COMMANDS),
+    ("Command palette (ctrl+p), no key of their own: type a word of the name", PALETTE_ONLY),
 )
 
 MOUSE = (
@@ -63,7 +66,9 @@ class HelpScreen(ModalScreen[None]):
             yield Label("Keys and mouse (Escape closes)", id="title", classes="area")
             for area, keys in AREAS:
                 yield Static(Text(area), classes="area")
-                yield Static(_table(keys, width))
+                named = keys is PALETTE_ONLY  # no key: the name typed in the palette
+                shown = max(len(key.description) for key in keys) if named else width
+                yield Static(_table(keys, shown))
             yield Static(Text("Mouse"), classes="area")
             yield Static(Text("\n".join(MOUSE)))
 
@@ -77,5 +82,5 @@ def _table(keys: tuple[Key, ...], key_width: int) -> Table:
     table.add_column(width=key_width, no_wrap=True, style="bold")
     table.add_column(ratio=1)
     for key in keys:
-        table.add_row(Text(key.spoken or "—"), Text(key.does))
+        table.add_row(Text(key.spoken or key.description), Text(key.does))
     return table
