@@ -68,16 +68,20 @@ def limit_notes(context: AppContext, now: float | None = None) -> dict[str, str]
     stated = sorted(context.db.ledger.rate_limits(), key=lambda row: row[2])
     for provider, _source, seen, headers in stated:
         notes[provider] = RateLimits.stored(headers).compact(now - seen)
-    # A key its answers left unusable (invalid, out of credit, cooling) is said beside them.
+    # A key its answers left unusable (invalid, out of credit, cooling) is said beside them,
+    # in one short note: each key said in full made a row four lines tall.
     for provider, found in context.db.key_health.all().items():
         seen_names: set[str] = set()
+        unusable = []
         for health in found:  # the most recently used first: one note per key name
             if health.name in seen_names:
                 continue
             seen_names.add(health.name)
             if not health.usable(now):
-                said = f"{health.name} key {health.describe(now)}"
-                notes[provider] = " · ".join(n for n in (notes.get(provider), said) if n)
+                unusable.append(f"{health.name} key {health.describe(now)}")
+        if unusable:
+            said = unusable[0] if len(unusable) == 1 else f"{len(unusable)} keys unusable"
+            notes[provider] = " · ".join(n for n in (notes.get(provider), said) if n)
     return {provider: note for provider, note in notes.items() if note}
 
 

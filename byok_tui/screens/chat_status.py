@@ -29,11 +29,13 @@ class ChatStatus:
         self._screen = screen
         # Whether each local runtime answered its probe (a provider not probed is not here).
         self.local_running: dict[str, bool] = {}
+        self._counting = False  # a countdown's next read is due
 
     def loaded(self, state: ChatState) -> None:
         """Show what a new read of the chat state says, and tell what changed on its own."""
         screen = self._screen
         self.show_providers()
+        self._count_down(state.limits)
         screen.query_one(Transcript).set_empty_hint(self._empty_hint(state.key_in_use))
         if state.overview.error is not None:
             screen.notify(state.overview.error.one_line(), severity="error", timeout=15)
@@ -107,8 +109,23 @@ class ChatStatus:
             screen.state.spend = message.spend  # what the pane shows if it mounts later
             screen.state.limits = message.limits
             self.show_providers()
+            self._count_down(message.limits)
         if screen.config_pane is not None:
             screen.config_pane.show_spend(message.spend)
+
+    def _count_down(self, limits: dict[str, str]) -> None:
+        """While a wait or a key's cooling is shown, read them again each second (from the
+        database: no request) so that they count down and clear themselves."""
+        waiting = any("wait " in note or "cooling for" in note for note in limits.values())
+        key_line = self._screen.state.key_in_use.line if self._screen.state else ""
+        if (waiting or "cooling for" in key_line) and not self._counting:
+            self._counting = True
+
+            def again() -> None:
+                self._counting = False
+                self.refresh()
+
+            self._screen.set_timer(1.0, again)
 
     # The local runtime, asked once at start-up whether it runs -----------------------------
 

@@ -47,3 +47,47 @@ async def test_a_key_set_in_another_terminal_shows_once_a_reply_came_with_it(
         await send(pilot, "hello")
         await wait_for(pilot, lambda: replies(app) == ["hi"])
         await wait_for(pilot, lambda: "no key" not in provider_row(app, "openai"))
+
+
+async def test_a_wait_in_the_sidebar_counts_down_and_clears_itself() -> None:
+    import time
+
+    from byok_tui.keys import entry_name, open_key_store
+    from byok_tui.paths import app_paths
+
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    store.ledger.save_rate_limits("openai", "global", (("retry-after", "3"),))
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: "wait" in provider_row(app, "openai"))
+        first = provider_row(app, "openai")
+        started = time.monotonic()
+        await wait_for(pilot, lambda: provider_row(app, "openai") != first, timeout=3)
+        assert "wait" in provider_row(app, "openai") or time.monotonic() - started > 1
+        await wait_for(pilot, lambda: "wait" not in provider_row(app, "openai"), timeout=6)
+
+
+async def test_several_unusable_keys_are_one_short_note_on_the_row() -> None:
+    import time
+
+    from byok_tui.keys import entry_name, open_key_store
+    from byok_tui.paths import app_paths
+
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    with store.transaction() as db:
+        for name in ("default", "work"):
+            db.execute(
+                "INSERT INTO key_health (provider, fingerprint, name, state, until, checked,"
+                " last_used) VALUES ('openai', ?, ?, 'invalid', NULL, ?, ?)",
+                (f"fp-{name}", name, time.time(), time.time()),
+            )
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        row = provider_row(app, "openai")
+        assert "2 keys unusable" in row and "work key" not in row, row
