@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
+from textual.events import AppFocus
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -358,6 +359,14 @@ class ByokApp(App[None]):
             self.call_from_thread(self.notify, f"Export failed: {error}", severity="error")
             return
         self.call_from_thread(self.notify, f"Exported (no keys included) to {path}", timeout=10)
+
+    def on_app_focus(self, _event: AppFocus) -> None:
+        """Back from another window or terminal: the chat screen reads again what may have
+        changed there (from disk, never a request)."""
+        from byok_tui.screens.chat import ChatScreen
+
+        if isinstance(self.screen, ChatScreen):
+            self.screen.catch_up()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from byok_tui.screens.chat import ChatScreen

@@ -201,6 +201,12 @@ class AppData:
         self._run("config", lambda: remove_definition(path, provider_id))
         self._reload_config()
 
+    def reload_config(self) -> None:
+        """Read the config file again: a provider may have been added or removed from the
+        shell while the app ran. Raises ConfigError when it is not valid."""
+        self._settled()
+        self._reload_config()
+
     def _reload_config(self) -> None:
         from byok_tui.services import reload_config
 

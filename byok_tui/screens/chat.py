@@ -391,6 +391,22 @@ class ChatScreen(Screen[None]):
         """Called when Settings closes: keys may have changed there."""
         self.read_again()
 
+    def catch_up(self) -> None:
+        """The terminal gave the app its focus back: what other terminals changed meanwhile
+        (a provider, a key, a budget, an import, a spend) is read again from disk. No
+        request is made."""
+        if self.state is not None and not self.column.busy:
+            self._catch_up()
+
+    @work(thread=True, exclusive=True, group="catch-up")
+    def _catch_up(self) -> None:
+        try:
+            self.data.reload_config()
+        except ByokError as error:
+            self.app.call_from_thread(self.notify, error.one_line(), severity="error")
+            return
+        self.app.call_from_thread(self.read_again)
+
     def action_stop_reply(self) -> None:
         if not self.column.busy and self.query_one(Composer).cancel_edit():
             return

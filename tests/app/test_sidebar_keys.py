@@ -91,3 +91,58 @@ async def test_several_unusable_keys_are_one_short_note_on_the_row() -> None:
         await settle(pilot)
         row = provider_row(app, "openai")
         assert "2 keys unusable" in row and "work key" not in row, row
+
+
+async def test_a_provider_added_in_settings_is_in_the_sidebar_on_the_way_back() -> None:
+    from textual.widgets import Input
+
+    from byok_tui.widgets.provider_form import ProviderForm
+
+    app = make_app()
+    async with app.run_test(size=(140, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        form = app.screen.query_one(ProviderForm)
+        form.query_one("#new-provider-id", Input).value = "vllm"
+        form.query_one("#new-provider-name", Input).value = "My vLLM"
+        url = form.query_one("#new-provider-url", Input)
+        url.value = "http://127.0.0.1:9/v1"
+        url.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.screen.query("#row-vllm")))
+        await pilot.press("escape")
+        await settle(pilot)
+        rows = chat(app).query_one("#providers", OptionList)
+        ids = [rows.get_option_at_index(i).id for i in range(rows.option_count)]
+        assert "provider:vllm" in ids
+
+
+async def test_coming_back_to_the_app_shows_what_another_terminal_changed() -> None:
+    """A provider added and a budget set from the shell while the app ran: shown once the
+    terminal gives the app its focus back (read from disk, no request)."""
+    from textual.events import AppFocus
+
+    from byok_tui.widgets.config_pane import ConfigPane
+
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        added = run_cli(
+            "provider", "add", "vllm", "--base-url", "http://127.0.0.1:9/v1", "--no-key"
+        )
+        assert added.returncode == 0, added.stderr
+        assert run_cli("budget", "set", "openai", "5", "--per", "month").returncode == 0
+        app.post_message(AppFocus())
+        rows = chat(app).query_one("#providers", OptionList)
+        await wait_for(
+            pilot,
+            lambda: (
+                "provider:vllm"
+                in [rows.get_option_at_index(i).id for i in range(rows.option_count)]
+            ),
+        )
+        pane = chat(app).query_one(ConfigPane)
+        await wait_for(pilot, lambda: "Budget" in str(pane.query_one("#spend").render()))

@@ -77,7 +77,7 @@ def test_a_local_runtime_bot_takes_no_per_bot_key_and_says_so() -> None:
     assert "takes no key" in refused.stderr
     listed = run_cli("bot", "list").stdout
     row = next(line for line in listed.splitlines() if line.startswith("Local"))
-    assert row.split()[-2:] == ["local", "runtime"]
+    assert row.split()[-3:-1] == ["local", "runtime"]
 
 
 def test_bot_list_shows_each_bots_fallbacks() -> None:
