@@ -57,7 +57,7 @@ class SpendData(DataPart):
         self._settled()
         found: dict[str, list[str]] = {}
         for provider, source, seen, headers in self._context.db.ledger.rate_limits():
-            said = RateLimits.stored(headers).describe()
+            said = RateLimits.stored(headers).describe(time.time() - seen)
             age = age_in_words(time.time() - seen)
             found.setdefault(provider, []).append(f"{source}: {said} (as of {age})")
         return found

@@ -125,9 +125,15 @@ def _limits(args: argparse.Namespace) -> int:
     if not rows:
         print("No rate limits seen yet: they come with the providers' answers.")
         return 0
+    now = time.time()
+    # A long key source (`key work from command printkey.sh`) fits its column.
+    widths = [max(len(p) for p, *_ in rows), max(len(k) for _, k, *_ in rows)]
     for provider, key, seen, headers in rows:
-        said = RateLimits.stored(headers).describe()
-        print(f"{provider:<12} {key:<14} {said}  (as of {age_in_words(time.time() - seen)})")
+        said = RateLimits.stored(headers).describe(now - seen)
+        print(
+            f"{provider:<{widths[0]}}  {key:<{widths[1]}}  {said}  "
+            f"(as of {age_in_words(now - seen)})"
+        )
     return 0
 
 

@@ -84,8 +84,9 @@ class RateLimits:
                 return f"{_short(remaining)}/{_short(limit)} {unit} left"
         return None
 
-    def describe(self) -> str:
-        """Every figure stated: `41/60 requests (reset 19s) · 149000/150000 tokens`."""
+    def describe(self, age: float | None = None) -> str:
+        """Every figure stated: `41/60 requests (reset 19s) · 149000/150000 tokens`; a wait
+        already over `age` seconds after it was stated is left out."""
         parts = []
         for what, (left, most, reset) in (("requests", self.requests), ("tokens", self.tokens)):
             if left or most:
@@ -93,7 +94,8 @@ class RateLimits:
                     f"{left or '?'}/{most or '?'} {what}" + (f" (reset {reset})" if reset else "")
                 )
         retry = self.get("retry-after")
-        if retry:
+        waited = _number(retry)
+        if retry and not (age is not None and waited is not None and age >= waited):
             parts.append(f"retry after {retry} s")
         if self.get(DAILY_LIMIT):
             parts.append("daily limit reached")

@@ -244,11 +244,17 @@ class ChatScreen(Screen[None]):
             return
         config = self.state.bot.config
         provider = get_provider(config.provider)
-        title = f"{config.name} · {provider.display_name} · {config.model}"
         spent = self._billed_since_load + self.state.spent
-        if spent:
-            title += f" · {format_usd(spent)} this chat"
-        self.app.sub_title = title
+        cost = f" · {format_usd(spent)} this chat" if spent else ""
+        # What fits beside "byok-tui — " and the header's icon: the cost is never the part
+        # cut; the provider's name goes first (the model says it), then the model is cut.
+        room = max(20, self.app.size.width - 24) - len(cost)
+        title = f"{config.name} · {provider.display_name} · {config.model}"
+        if len(title) > room:
+            title = f"{config.name} · {config.model}"
+        if len(title) > room:
+            title = title[: max(room - 1, 1)] + "…"
+        self.app.sub_title = title + cost
 
     # Sidebar -------------------------------------------------------------------------------
 
@@ -386,6 +392,7 @@ class ChatScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.panes.resized(event.size.width)
+        self.show_title()  # what fits of it depends on the width
 
     def refresh_keys(self) -> None:
         """Called when Settings closes: keys may have changed there."""

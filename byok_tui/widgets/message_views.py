@@ -44,6 +44,10 @@ def reply_meta(
     return " · ".join(parts)
 
 
+# Said of a reply stopped before the provider stated its token counts.
+PRICE_UNKNOWN = " · price unknown (its input was billed)"
+
+
 def key_source_words(key_source: str) -> str:
     """A reply's key source as its line says it: `global key`, `key personal`, `global key
     from command sh`, `key from the environment`, `local runtime`."""
@@ -273,15 +277,22 @@ class ReplyView(Vertical, can_focus=True):
             MarkdownText(self.reasoning, classes="reasoning"), title="Reasoning", collapsed=True
         )
 
+    _billed = False  # its token counts or cost are on its line
+
     def add_usage(self, line: str) -> None:
         """What the reply was billed for, once it has ended, after who answered."""
         if line:
-            self.set_meta(joined(self._meta, line), partial=self.has_class("partial"))
+            self._billed = True
+            meta = self._meta.removesuffix(PRICE_UNKNOWN)  # the figures came after all
+            self.set_meta(joined(meta, line), partial=self.has_class("partial"))
 
     def mark_stopped(self, why: str = "stopped") -> None:
         """It stopped before its end (the user stopped it, the connection was cut, the length
-        limit): what arrived is kept, the meta line says so, and it offers to continue."""
-        self.set_meta(f"{self._meta} · {why}, partial reply kept", partial=True)
+        limit): what arrived is kept, the meta line says so, and it offers to continue. With
+        no token counts yet, it says its price is not known: the input was billed all the
+        same."""
+        note = "" if self._billed else PRICE_UNKNOWN
+        self.set_meta(f"{self._meta} · {why}, partial reply kept{note}", partial=True)
         self.offer_to_continue(True)
 
     def set_meta(self, meta: str, *, partial: bool = False) -> None:

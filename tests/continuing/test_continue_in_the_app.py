@@ -56,6 +56,7 @@ async def test_a_reply_stopped_with_escape_is_continued_in_place_with_c() -> Non
         await pilot.press("escape")
         await wait_for(pilot, lambda: not replying(app) and offers(app) == ["The answer is"])
         assert "stopped, partial reply kept" in the_reply(app)._meta
+        assert "price unknown (its input was billed)" in the_reply(app)._meta  # no counts came
 
         the_reply(app).focus()
         await pilot.press("c")

@@ -161,3 +161,25 @@ async def test_after_a_reply_that_left_few_requests_the_sidebar_says_so(
         await wait_for(pilot, lambda: replies(app) == ["ok"] and not replying(app))
         await wait_for(pilot, lambda: "3/60 req left" in openai_row())
         assert openai_row() == "● OpenAI  key set · 3/60 req left"
+
+
+def test_limits_leaves_out_a_wait_that_is_over_and_aligns_a_long_key_source() -> None:
+    import time
+
+    from byok_tui.services import open_services, open_store
+
+    store = open_store(open_services())
+    store.ledger.save_rate_limits("openai", "global", (("retry-after", "30"),))
+    store.ledger.save_rate_limits(
+        "groq", "key work from command printkey.sh", (("x-ratelimit-remaining-requests", "9"),)
+    )
+    with store.transaction() as db:  # said 15 minutes ago
+        db.execute(
+            "UPDATE rate_limits SET seen = ? WHERE provider = 'openai'", (time.time() - 900,)
+        )
+    shown = run_cli("limits").stdout.splitlines()
+    (openai,) = [line for line in shown if line.startswith("openai")]
+    (groq,) = [line for line in shown if line.startswith("groq")]
+    assert "retry after" not in openai, openai
+    assert openai.index("global") == groq.index("key work")  # the key column
+    assert openai.index("no figures") == groq.index("9/?"), shown  # the figures, after it

@@ -144,3 +144,17 @@ async def test_the_titles_cost_is_this_chats_after_a_new_chat_and_a_continue(
         await send(pilot, "two")
         await wait_for(pilot, lambda: replies(app) == ["Fresh."] and not replying(app))
         await wait_for(pilot, lambda: f"{format_usd(first)} this chat" in app.sub_title)
+
+
+async def test_at_80_columns_the_titles_cost_is_never_the_part_cut(server: ProviderServer) -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), KEY)
+    store = open_store(open_services())
+    store.default_bot("openai", "gpt-5.5")
+    server.reply_with(openai_reply("Priced.", usage=USAGE))
+    app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await send(pilot, "what does this cost?")
+        await wait_for(pilot, lambda: "this chat" in app.sub_title)
+        assert len("byok-tui — " + app.sub_title) <= 80 - 8, app.sub_title
+        assert app.sub_title.endswith(" this chat")
