@@ -149,7 +149,9 @@ async def test_the_titles_cost_is_this_chats_after_a_new_chat_and_a_continue(
 async def test_at_80_columns_the_titles_cost_is_never_the_part_cut(server: ProviderServer) -> None:
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     store = open_store(open_services())
-    store.default_bot("openai", "gpt-5.5")
+    bot = store.default_bot("openai", "gpt-5.5")
+    store.update_bot(bot.id, replace(bot.config, name="My research assistant for papers"))
+    store.set_last_opened(bot.id, None)
     server.reply_with(openai_reply("Priced.", usage=USAGE))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
     async with app.run_test(size=(80, 24)) as pilot:
