@@ -56,6 +56,14 @@ class Standing:
         )
 
 
+def standing_line(standing: Standing) -> str:
+    """A budget as a provider's spend lines say it, marked on its own: `⚠ Budget: …` from
+    80 %, `⛔ Budget reached: …` once reached (one budget's state never marks another)."""
+    if standing.reached:
+        return f"⛔ Budget reached: {standing.describe()}"
+    return f"{'⚠ ' if standing.near else ''}Budget: {standing.describe()}"
+
+
 class BudgetReachedError(ByokError):
     kind = ErrorKind.BUDGET
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from byok_tui.budgets import free_quota, period_start, standings
+from byok_tui.budgets import free_quota, period_start, standing_line, standings
 from byok_tui.config import ConfigError
 from byok_tui.keys import (
     KeyStore,
@@ -96,11 +96,12 @@ def read_spend(context: AppContext, provider_id: str, model_id: str | None = Non
         provider_id,
         spent.today,
         spent.month,
-        tuple(standing.describe() for standing in applying),
+        tuple(standing_line(standing) for standing in applying),
         any(standing.near or standing.reached for standing in applying)
         or (quota is not None and (quota.near or quota.reached)),
         spent.month_by_key,
         quota.describe() if quota is not None else None,
+        quota is not None and (quota.near or quota.reached),
     )
 
 

@@ -94,7 +94,7 @@ def format_usd(amount: float) -> str:
 
 def spend_lines(spend: Spend, display_name: str) -> list[str]:
     """`Spent on OpenAI: $0.012 today · $0.34 this month`, what each key source spent this
-    month (when there is more than one), then each budget (marked ⚠ from 80 % of one)."""
+    month (when there is more than one), then each budget (each marked on its own)."""
     lines = [
         f"Spent on {display_name}: {format_usd(spend.today)} today · "
         f"{format_usd(spend.month)} this month"
@@ -104,10 +104,9 @@ def spend_lines(spend: Spend, display_name: str) -> list[str]:
             "This month by key: "
             + " · ".join(f"{source} {format_usd(usd)}" for source, usd in spend.month_by_key)
         )
-    mark = "⚠ " if spend.warning else ""
-    lines += [f"{mark}Budget: {line}" for line in spend.budgets]
+    lines += list(spend.budgets)  # each marked on its own (budgets.standing_line)
     if spend.free_tier:
-        lines.append(f"{mark}Free tier: {spend.free_tier}")
+        lines.append(f"{'⚠ ' if spend.free_tier_near else ''}Free tier: {spend.free_tier}")
     return lines
 
 

@@ -201,7 +201,8 @@ class Spend:
     provider_id: str
     today: float
     month: float
-    budgets: tuple[str, ...]  # `$4.10 of $5.00 this month for openai`, one per budget
+    budgets: tuple[str, ...]  # `⚠ Budget: $4.10 of $5.00 this month for openai`, one each
     warning: bool  # a budget is near or reached
     month_by_key: tuple[tuple[str, float], ...] = ()  # (key source, this month's spend)
     free_tier: str | None = None  # what is left of the model's free requests today, in words
+    free_tier_near: bool = False  # those free requests are nearly or all used

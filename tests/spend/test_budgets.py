@@ -158,7 +158,7 @@ async def test_the_config_pane_shows_todays_and_this_months_spend_and_warns_near
         assert app.screen.query_one("#spend").has_class("near")
         await send(pilot, "a priced one")
         await wait_for(pilot, lambda: f"{today} today" not in shown())  # re-read after the reply
-        assert "⚠ Budget: $5.00 of $5.00 this month for openai" in shown().splitlines()
+        assert "⛔ Budget reached: $5.00 of $5.00 this month for openai" in shown().splitlines()
 
 
 async def test_settings_shows_each_providers_spend_by_key_and_its_budgets(db: Store) -> None:
@@ -229,3 +229,21 @@ def test_budget_set_says_when_it_replaces_one_and_refuses_the_local_runtime() ->
     assert "this month for openai" in replaced.stdout
     local = run_cli("budget", "set", "ollama", "1", "--per", "day")
     assert local.returncode == 2 and "never blocked" in local.stderr
+
+
+async def test_each_budget_is_marked_on_its_own_in_the_providers_lines(db: Store) -> None:
+    """A $5 monthly budget for all, hardly used, beside a $0 daily one for openai, reached:
+    only the second is marked, and it says reached."""
+    from byok_tui.chat_state import read_spend
+    from byok_tui.pricing import spend_lines
+    from byok_tui.services import AppContext, open_services
+
+    spent(db, "openai", 0.00005, when=time.time())
+    db.ledger.set_budget(Budget("all", 5.0, "month"))
+    db.ledger.set_budget(Budget("openai", 0.0, "day"))
+    context = AppContext.open(open_services())
+    lines = spend_lines(read_spend(context, "openai"), "OpenAI")
+    (for_all,) = [line for line in lines if "all providers" in line]
+    (own,) = [line for line in lines if "for openai" in line]
+    assert for_all.startswith("Budget: ") and "⚠" not in for_all, lines
+    assert own.startswith("⛔ Budget reached: "), lines
