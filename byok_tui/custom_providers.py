@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from byok_tui.config import Config, ConfigError
+from byok_tui.errors import ByokError
 from byok_tui.redaction import model_id_problem
 from byok_tui.registry import (
     KEY_USES,
@@ -263,7 +264,12 @@ def _exported(raw: bytes, config: Config, keys_kept: Callable[[str], Sequence[st
         return Adopted((), ())  # the import itself says what is wrong with the file
     tables = document.get("providers", {}) if isinstance(document, dict) else {}
     if not isinstance(tables, dict) or len(tables) > MAX_DEFINITIONS:
-        raise ConfigError(f"the export's providers must be at most {MAX_DEFINITIONS} tables")
+        what = f"{len(tables):,} providers" if isinstance(tables, dict) else "no table"
+        raise ByokError(
+            f"the export's providers are {what}: an export holds a table of at most "
+            f"{MAX_DEFINITIONS} providers by id",
+            remedy="The file was edited, or is not a byok-tui export; nothing was imported.",
+        )
     local = {d.id: d for d in definitions(config)}
     added, kept, refused = [], [], []
     for provider_id, table in tables.items():

@@ -178,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except ByokError as error:
         print(f"byok-tui: {error.one_line()}", file=sys.stderr)
+        if error.kind is ErrorKind.NO_KEY:
+            from byok_tui.cli.common import EXIT_NO_KEY
+
+            return EXIT_NO_KEY  # as ask says it
         return EXIT_USAGE if error.kind is ErrorKind.USAGE else EXIT_ERROR
     except UnknownProviderError as error:  # a bot's provider, removed from the config file
         print(f"byok-tui: {error}. {error.remedy}", file=sys.stderr)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.cli.common import provider_argument
+from byok_tui.cli.common import EXIT_NO_KEY, provider_argument
 from byok_tui.cli.spend import since_argument
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _requests(args: argparse.Namespace) -> int:
 def _balance(args: argparse.Namespace) -> int:
     import asyncio
 
-    from byok_tui.errors import ByokError
+    from byok_tui.errors import ByokError, ErrorKind
     from byok_tui.registry import providers
     from byok_tui.services import first_usable_provider, open_services
 
@@ -93,10 +93,12 @@ def _balance(args: argparse.Namespace) -> int:
         chosen = [p for p in stated if first_usable_provider(services, [p]) is not None]
         if not chosen:
             names = " or ".join(p.display_name for p in stated)
-            raise ByokError(
+            error = ByokError(
                 f"no key is set for {names}, the providers that state a balance",
                 remedy=f"Set one with `byok-tui keys set {stated[0].id}` or in Settings.",
             )
+            error.kind = ErrorKind.NO_KEY  # exit 3, as ask's
+            raise error
     return asyncio.run(_ask_balances(services, chosen, as_json=args.json))
 
 
@@ -107,10 +109,10 @@ async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: 
 
     from byok_tui.cli.common import keep_the_ledger
     from byok_tui.cli.progress import open_store
-    from byok_tui.errors import ByokError
+    from byok_tui.errors import ByokError, ErrorKind
     from byok_tui.services import provider_client
 
-    failed = 0
+    failed, no_key = 0, 0
     found = []
     async with provider_client(services) as client:
         keep_the_ledger(client, open_store(services))
@@ -119,6 +121,7 @@ async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: 
                 balance = await client.balance(provider)
             except ByokError as error:
                 failed += 1
+                no_key += error.kind is ErrorKind.NO_KEY
                 print(f"byok-tui: {error.one_line()}", file=sys.stderr)
                 continue
             found.append(balance)
@@ -131,4 +134,4 @@ async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: 
     for balance in [] if as_json else found:
         when = time.strftime("%H:%M:%S", time.localtime(balance.checked))
         print(f"{balance.provider_id:<12} {balance.summary}  (as of {when})")
-    return 1 if failed else 0
+    return (EXIT_NO_KEY if no_key == failed else 1) if failed else 0

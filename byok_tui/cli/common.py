@@ -27,6 +27,8 @@ def provider_argument(value: str) -> Provider:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+EXIT_NO_KEY = 3  # no API key: ask's status, and every command's
+
 # SQLite's integers end below 2**63; no count or id the commands take comes near.
 LARGEST_WHOLE_NUMBER = 2**53
 

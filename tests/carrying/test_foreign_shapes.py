@@ -154,3 +154,14 @@ def test_one_thing_skipped_is_said_in_the_singular(tmp_path) -> None:  # type: i
     result = run_cli("import", "--from", "claude", str(path))
     assert result.returncode == 0, result.stderr
     assert "Skipped 1 message: 1 malformed messages" in result.stdout
+
+
+def test_an_export_whose_providers_are_a_list_says_so_plainly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.support.cli import run_cli
+
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps({"format": "byok-tui", "version": 1, "providers": []}))
+    result = run_cli("import", str(path))
+    assert result.returncode != 0
+    assert "the export's providers are no table" in result.stderr
+    assert "Fix the setting named above" not in result.stderr

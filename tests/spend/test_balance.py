@@ -108,8 +108,10 @@ def test_a_provider_that_states_no_balance_is_told_so_without_a_request() -> Non
     printed = run_cli("balance", "groq")
     assert printed.returncode == 1
     assert "Groq does not tell a key's balance through its API" in printed.stderr
-    nothing = run_cli("balance")
-    assert nothing.returncode == 2 and "no key is set for OpenRouter or DeepSeek" in nothing.stderr
+    nothing = run_cli("balance")  # no key: 3, as ask says it, not 2 (bad usage)
+    assert nothing.returncode == 3 and "no key is set for OpenRouter or DeepSeek" in nothing.stderr
+    named = run_cli("balance", "openrouter")
+    assert named.returncode == 3 and "No API key for OpenRouter" in named.stderr
 
 
 def test_every_balance_shape_in_the_registry_is_one_byok_tui_reads() -> None:
