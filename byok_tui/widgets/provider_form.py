@@ -62,22 +62,19 @@ class ProviderForm(Vertical):
             id="new-provider-help",
         )
         with Horizontal():
-            yield Input(placeholder="id, e.g. lmstudio", id="new-provider-id", compact=True)
-            yield Input(placeholder="name shown", id="new-provider-name", compact=True)
+            # Bordered, as every other field: compact ones read as plain text.
+            yield Input(placeholder="id, e.g. lmstudio", id="new-provider-id")
+            yield Input(placeholder="name shown", id="new-provider-name")
         with Horizontal():
             yield Input(
-                placeholder="base URL, e.g. http://127.0.0.1:1234/v1",
-                id="new-provider-url",
-                compact=True,
+                placeholder="base URL, e.g. http://127.0.0.1:1234/v1", id="new-provider-url"
             )
         with Horizontal():
             yield Input(
-                placeholder="models, comma-separated (optional)",
-                id="new-provider-models",
-                compact=True,
+                placeholder="models, comma-separated (optional)", id="new-provider-models"
             )
             yield Select(KEY_CHOICES, value="required", allow_blank=False, id="new-provider-key")
-            yield Button("Add provider", id="add-provider", compact=True)
+            yield Button("Add provider", id="add-provider")
         yield Static(id="new-provider-problem")
 
     def show_problem(self, problem: str) -> None:

@@ -72,3 +72,18 @@ async def test_at_80_columns_the_budget_buttons_are_on_screen() -> None:
         for button_id in ("#set-budget", "#remove-budget"):
             region = app.screen.query_one(button_id, Button).region
             assert region.width > 0 and region.right <= 80, (button_id, region)
+
+
+async def test_the_add_provider_fields_are_bordered_like_every_other_field() -> None:
+    from byok_tui.widgets.provider_form import ProviderForm
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        form = app.screen.query_one(ProviderForm)
+        fields = list(form.query(Input))
+        assert len(fields) == 4
+        for field in fields:
+            assert field.styles.border_top[0] not in ("", "none"), field.id
