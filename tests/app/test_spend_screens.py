@@ -42,6 +42,21 @@ async def test_the_usage_screen_charts_each_providers_spend_per_day_and_totals_p
         await wait_for(pilot, lambda: not isinstance(app.screen, UsageScreen))
 
 
+async def test_at_80_columns_the_usage_chart_still_has_a_column_per_day() -> None:
+    """The hint says 'a column per day': at 80 columns the chart had 20 (30 days bucketed)."""
+    some_spend()
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen))
+        await wait_for(pilot, lambda: len(app.screen.query(Sparkline)) == 2)
+        await settle(pilot)
+        for chart in app.screen.query(Sparkline):
+            assert chart.region.width == 30, chart.region
+        assert "A column per day" in str(app.screen.query_one("#days-hint", Static).render())
+
+
 async def test_the_requests_screen_lists_the_log_newest_first_without_any_key() -> None:
     ledger = open_store(open_services()).ledger
     base = a_chat_request(key_last4=FAKE_KEYS["openai"][-4:])
