@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from byok_tui.conversation import ReplyEvent
     from byok_tui.keys.overview import KeySnapshot
     from byok_tui.providers.balance import Balance
-    from byok_tui.providers.types import ChatMessage, ListedModel
+    from byok_tui.providers.types import ListedModel
     from byok_tui.records import (
         Bot,
         BotConfig,
@@ -255,18 +255,25 @@ class AppData:
         services = self._context.services
         return key_overview(providers(), services.keys, services.environ)
 
-    def estimate(self, bot_id: int, conversation_id: int | None, draft: str) -> str:
+    def estimate(
+        self, bot_id: int, conversation_id: int | None, draft: str, edit_of: int | None = None
+    ) -> str:
         """The estimated input tokens and cost of sending `draft` now, in words (a local
         estimate: no request): the history counted is what would be sent, the newest
-        messages that fit the model's context."""
+        messages that fit the model's context; for an edit (`edit_of`), those before the
+        message edited, the branch the edit starts."""
         from byok_tui.estimate import estimate
 
         self._settled()
         config = self._context.db.bot(bot_id).config
-        history: tuple[ChatMessage, ...] = ()
+        history: list[str] = []
         if conversation_id:
-            history = self._context.conversations.history(conversation_id, config).turns
-        texts = [config.system_prompt, *(message.content for message in history), draft]
+            sent = self._context.conversations.history(conversation_id, config)
+            history = [turn.content for turn in sent.turns]
+            ids = [message.id for message in sent.messages]
+            if edit_of in ids:  # what follows the message edited is not sent with the edit
+                history = [m.content for m in sent.messages[: ids.index(edit_of)]]
+        texts = [config.system_prompt, *history, draft]
         return estimate(config.provider, config.model, texts).line()
 
     def earlier_page(self, conversation_id: int, before: int, down_to: int = 0) -> TranscriptPage:

@@ -121,12 +121,14 @@ class ChatComposer(Composer):
         if not self.text.strip() or bot_id is None:
             self.post_message(self.Estimated(""))
             return
-        self._estimate_worker(bot_id, conversation_id, self.text)
+        self._estimate_worker(bot_id, conversation_id, self.text, self.editing)
 
     @work(thread=True, exclusive=True, group="estimate", exit_on_error=False)
-    def _estimate_worker(self, bot_id: int, conversation_id: int | None, draft: str) -> None:
+    def _estimate_worker(
+        self, bot_id: int, conversation_id: int | None, draft: str, edit_of: int | None
+    ) -> None:
         try:
-            line = self.data.estimate(bot_id, conversation_id, draft)
+            line = self.data.estimate(bot_id, conversation_id, draft, edit_of)
         except ByokError:
             line = ""  # an estimate is a nicety: a read that failed is said elsewhere
         self.post_message(self.Estimated(line))

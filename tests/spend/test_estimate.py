@@ -115,6 +115,28 @@ def test_the_estimate_of_a_bot_whose_provider_was_removed_still_counts_its_histo
     assert line == expected.line()
 
 
+def test_editing_a_message_estimates_the_branch_the_edit_would_send() -> None:
+    """`e` on the first message: what follows it is not sent with the edit, so it is not
+    counted (the estimate said ~50 tokens for a request of ~5)."""
+    from byok_tui.app_data import AppData
+    from byok_tui.services import AppContext
+
+    context = AppContext.open(open_services())
+    bot = context.db.default_bot("openai", "gpt-5.5")
+    conversation = context.db.create_conversation(bot.id, "long")
+    first = context.db.add_message(conversation.id, "user", "first question")
+    context.db.add_message(conversation.id, "assistant", "a" * 4000)
+    context.db.add_message(conversation.id, "user", "b" * 4000)
+    data = AppData(context)
+    try:
+        line = data.estimate(bot.id, conversation.id, "edited question", edit_of=first.id)
+        whole = data.estimate(bot.id, conversation.id, "edited question")
+    finally:
+        data.close()
+    assert line == estimate("openai", "gpt-5.5", ["", "edited question"]).line()
+    assert whole != line
+
+
 def activity_of(app: ByokApp) -> str:
     return str(app.screen.query_one("#activity").render()).strip()
 
