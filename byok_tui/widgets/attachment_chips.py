@@ -5,18 +5,23 @@ there are none."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.containers import Horizontal
+from textual.containers import Container
 from textual.message import Message
 from textual.widgets import Button
 
 from byok_tui.attachments import Attachment
 
 
-class AttachmentChips(Horizontal):
+class AttachmentChips(Container):
+    # Three chips a row, as many rows as needed (a row of them was cut at the composer's
+    # width: the third chip went unseen); the ✕ comes first, so a name cut short keeps it.
     DEFAULT_CSS = """
-    AttachmentChips { height: auto; display: none; padding: 0 1; }
+    AttachmentChips {
+        height: auto; display: none; padding: 0 1;
+        layout: grid; grid-size: 3; grid-gutter: 0 1; grid-rows: 1;
+    }
     AttachmentChips.-some { display: block; }
-    AttachmentChips > Button { margin: 0 1 0 0; }
+    AttachmentChips > Button { width: 100%; }
     """
 
     class Changed(Message):
@@ -46,7 +51,7 @@ class AttachmentChips(Horizontal):
     def _show(self) -> None:
         self.remove_children()
         self.mount_all(
-            Button(Text(f"📎 {a.label} ✕"), name=str(number), compact=True, classes="chip")
+            Button(Text(f"✕ 📎 {a.label}"), name=str(number), compact=True, classes="chip")
             for number, a in enumerate(self.attachments)
         )
         self.set_class(bool(self.attachments), "-some")

@@ -181,7 +181,7 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
     app = app_answered_by(fake)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: chips(pilot) == ["📎 notes.md · 22 B ✕"])
+        await wait_for(pilot, lambda: chips(pilot) == ["✕ 📎 notes.md · 22 B"])
         assert composer_of(pilot).text == "see the notes"
         said = [str(n.message) for n in app._notifications]
         assert any("Not attached" in line and "gone.md" in line for line in said), said
@@ -189,7 +189,7 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
     app = app_answered_by(fake)  # the file gone was said once: it is not asked for again
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: chips(pilot) == ["📎 notes.md · 22 B ✕"])
+        await wait_for(pilot, lambda: chips(pilot) == ["✕ 📎 notes.md · 22 B"])
         await workers_done(app)
         await pilot.pause()
         assert not [n for n in app._notifications if "gone.md" in str(n.message)]
@@ -229,6 +229,6 @@ async def test_a_file_still_being_read_at_the_end_is_attached_again(
     app = app_answered_by(fake)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: chips(pilot) == ["📎 report.md · 12 B ✕"])
+        await wait_for(pilot, lambda: chips(pilot) == ["✕ 📎 report.md · 12 B"])
         assert composer_of(pilot).text == "read this"
         await pilot.press("ctrl+q")

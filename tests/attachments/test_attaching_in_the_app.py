@@ -62,7 +62,7 @@ async def test_ctrl_a_attaches_a_file_that_the_next_message_carries(tmp_path: Pa
         await wait_for(pilot, lambda: isinstance(app.screen.focused, Input))
         app.screen.query_one(Input).value = str(notes)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: chips(app) == ["📎 notes.md · 6 B ✕"])
+        await wait_for(pilot, lambda: chips(app) == ["✕ 📎 notes.md · 6 B"])
 
         composer = chat(app).query_one(Composer)
         composer.focus()
@@ -80,6 +80,32 @@ async def test_ctrl_a_attaches_a_file_that_the_next_message_carries(tmp_path: Pa
         assert shown_messages(app) == ["Summarise\n📎 notes.md · 6 B"]
 
 
+async def test_three_chips_are_all_shown_each_with_its_cross(tmp_path: Path) -> None:
+    """At 120x40 with both panes, a row of three chips was cut at the composer's width: the
+    second lost its ✕ and the third was not shown (though it was sent)."""
+    files = []
+    for name in ("notes.md", "red dot.png", "third file.md"):
+        path = tmp_path / name
+        path.write_bytes(PNG if name.endswith(".png") else b"# text")
+        files.append(path)
+    app = app_answered_by(FakeProviders())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        composer = chat(app).query_one(Composer)
+        composer.focus()
+        for path in files:
+            composer.post_message(events.Paste(f"'{path}'"))
+            await pilot.pause()
+        await wait_for(pilot, lambda: len(chips(app)) == 3)
+        await settle(pilot)
+        area = chat(app).query_one("#attachments").region
+        for button in chat(app).query("#attachments Button").results(Button):
+            region = button.region
+            assert region.width > 0 and region.right <= area.right, (button.label, region)
+            visible = str(button.label)[: region.width]
+            assert visible.startswith("✕"), visible
+
+
 async def test_a_pasted_path_becomes_a_chip_a_click_takes_it_off_and_text_stays_text(
     tmp_path: Path,
 ) -> None:
@@ -91,7 +117,7 @@ async def test_a_pasted_path_becomes_a_chip_a_click_takes_it_off_and_text_stays_
         composer = chat(app).query_one(Composer)
         composer.focus()
         composer.post_message(events.Paste(f"'{pixel}'"))  # as a terminal drops a file
-        await wait_for(pilot, lambda: chips(app) == ["📎 my pixel.png · 70 B ✕"])
+        await wait_for(pilot, lambda: chips(app) == ["✕ 📎 my pixel.png · 70 B"])
         assert composer.text == ""
 
         await pilot.click(chat(app).query_one("#attachments Button", Button))
@@ -148,7 +174,7 @@ async def test_an_image_for_a_model_without_images_comes_back_with_the_message(
         await wait_for(pilot, lambda: bool(error_texts(app)) and not replying(app))
         assert "takes no images" in error_texts(app)[0]
         assert composer.text == "What is it?"
-        assert chips(app) == ["📎 pixel.png · 70 B ✕"]
+        assert chips(app) == ["✕ 📎 pixel.png · 70 B"]
         # Not stored: not drawn as if it had been sent (it is back in the message box).
         assert shown_messages(app) == []
         assert fake.requests == []
