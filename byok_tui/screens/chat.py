@@ -97,6 +97,7 @@ class ChatScreen(Screen[None]):
         self._load_generation = 0  # reads started; only the newest one is shown
         self._last_opened: tuple[int, int | None] | None = None  # as saved for the next start
         self._reveal: int | None = None  # a message to scroll to once its conversation is open
+        self.focus_new_answer = False  # an answer asked again from a focused reply
         self._status = ChatStatus(self)
         self._bots = BotActions(self)
         self._conversations = ConversationActions(self)
@@ -225,6 +226,14 @@ class ChatScreen(Screen[None]):
         if page is not None and self._reveal is not None:
             self.call_after_refresh(self.column.reveal, self._reveal)
             self._reveal = None
+        if page is not None and self.focus_new_answer:
+            self.focus_new_answer = False
+            self.call_after_refresh(self._focus_newest_reply)
+
+    def _focus_newest_reply(self) -> None:
+        replies = self.query(ReplyView)
+        if replies:
+            replies.last().focus()
 
     def _remember_opened(self) -> None:
         """Save the bot and conversation on screen: the next start opens them again."""

@@ -78,6 +78,10 @@ class MessageActions:
     def regenerate(self, reply_id: int) -> None:
         if not self._screen.column.regenerate(reply_id):
             self._screen.notify(BUSY)
+            return
+        # Asked from a focused reply: the new answer has the focus once it is shown, so that
+        # ←/→ browse the answers at once.
+        self._screen.focus_new_answer = isinstance(self._screen.focused, ReplyView)
 
     def continue_last(self) -> None:
         replies = self._screen.query(ReplyView)

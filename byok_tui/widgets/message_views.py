@@ -101,6 +101,12 @@ class UserMessage(Static, can_focus=True):
         self.message_text = content
         self.message_id = message_id  # None: not stored yet (just sent)
 
+    has_alternatives = False  # ‹ n/m › under it: ←/→ browse them
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """←/→ are offered only where there are alternatives to browse."""
+        return self.has_alternatives if action == "alternative" else True
+
     def action_edit(self) -> None:
         if self.message_id is not None:
             self.post_message(EditWanted(self.message_id, self.message_text))
@@ -168,6 +174,17 @@ class ReplyView(Vertical, can_focus=True):
         self.message_id = message_id  # None: streaming now
         self._continuable = continuable  # cut short, and the last: it offers to continue
         self._next_code = 0  # the code block `y` copies next
+
+    has_alternatives = False  # ‹ n/m › under it: ←/→ browse them
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that would do nothing here are not offered in the footer: c on a reply that
+        is whole, ←/→ on one with no alternatives."""
+        if action == "continue_reply":
+            return self._continuable
+        if action == "alternative":
+            return self.has_alternatives
+        return True
 
     def action_regenerate(self) -> None:
         if self.message_id is not None:

@@ -221,8 +221,10 @@ class Transcript(VerticalScroll):
         for message in messages:
             if message.role == "user":
                 attached = self._attached.get(message.id, ())
-                widgets.append(UserMessage(message.content, message.id, attached))
-                self._by_id[message.id] = widgets[-1]
+                said = UserMessage(message.content, message.id, attached)
+                said.has_alternatives = message.id in self._alternatives
+                widgets.append(said)
+                self._by_id[message.id] = said
                 widgets += self._alternatives_of(message.id, reply=False)
                 continue
             if message.content or message.reasoning:
@@ -240,6 +242,7 @@ class Transcript(VerticalScroll):
                     continuable=message.status == "partial" and message.id == self._last_id,
                 )
                 view.set_class(message.status == "partial", "partial")
+                view.has_alternatives = message.id in self._alternatives
                 widgets.append(view)
                 self._by_id[message.id] = view
             if message.error_message:

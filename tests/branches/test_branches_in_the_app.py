@@ -114,3 +114,18 @@ async def test_a_reply_just_streamed_is_the_one_ctrl_g_answers_again() -> None:
         assert fake.requests[1].texts == ["Q1", "A1", "Q2"]
         just_sent = app.screen.query(UserMessage).last()
         assert just_sent.message_text == "Q2" and just_sent.message_id is not None
+
+
+async def test_r_on_a_focused_reply_keeps_the_focus_on_the_new_answer_so_left_browses() -> None:
+    fake = a_conversation()
+    fake.enqueue("A2")
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        app.screen.query_one(ReplyView).focus()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: replies(app) == ["A2"] and markers(app) == ["‹ 2/2 ›"])
+        await settle(pilot)
+        assert isinstance(app.screen.focused, ReplyView), app.screen.focused
+        await pilot.press("left")
+        await wait_for(pilot, lambda: replies(app) == ["A1"] and markers(app) == ["‹ 1/2 ›"])

@@ -144,7 +144,9 @@ async def test_a_continuation_that_cannot_be_sent_leaves_the_reply_as_it_was() -
     assert stored_replies() == [("Half", "partial")]
 
 
-async def test_c_on_a_complete_reply_says_there_is_nothing_to_continue_and_sends_nothing() -> None:
+async def test_a_complete_reply_offers_no_c_and_c_sends_nothing() -> None:
+    """A reply that is whole has nothing to continue: its footer offers no `c` (nor ←/→
+    without alternatives), and c sends nothing; the palette's Continue says why."""
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.5")
@@ -156,7 +158,10 @@ async def test_c_on_a_complete_reply_says_there_is_nothing_to_continue_and_sends
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         the_reply(app).focus()
+        await pilot.pause()
+        offered = {b.binding.action for b in app.active_bindings.values() if b.enabled}
+        assert "continue_reply" not in offered and "alternative(-1)" not in offered, offered
+        assert "regenerate" in offered
         await pilot.press("c")
         await pilot.pause(0.2)
-        assert any("nothing to continue" in str(n.message) for n in app._notifications)
         assert error_texts(app) == [] and fake.requests == [] and not replying(app)
