@@ -101,7 +101,7 @@ class UserMessage(Static, can_focus=True):
         self.message_text = content
         self.message_id = message_id  # None: not stored yet (just sent)
 
-    has_alternatives = False  # ‹ n/m › under it: ←/→ browse them
+    has_alternatives = False  # an n/m marker under it: left and right browse them
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """←/→ are offered only where there are alternatives to browse."""
@@ -175,7 +175,7 @@ class ReplyView(Vertical, can_focus=True):
         self._continuable = continuable  # cut short, and the last: it offers to continue
         self._next_code = 0  # the code block `y` copies next
 
-    has_alternatives = False  # ‹ n/m › under it: ←/→ browse them
+    has_alternatives = False  # an n/m marker under it: left and right browse them
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing here are not offered in the footer: c on a reply that
