@@ -5,6 +5,7 @@ service and posts what it read; nothing here makes a request to a provider.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +144,14 @@ class UsageScreen(_LedgerScreen):
             )
 
 
+NARROWED = {"request": 22, "key": 14, "tokens": 16}
+
+
+def _shorter(cell: str, today: str) -> str:
+    """A cell as the screen shows it: a time of today without its date."""
+    return cell.removeprefix(today) if cell.startswith(today) and len(cell) == 19 else cell
+
+
 class RequestsScreen(_LedgerScreen):
     HEADING = "Requests"
 
@@ -164,10 +173,22 @@ class RequestsScreen(_LedgerScreen):
             else f"The {len(rows):,} latest requests, newest first."
         )
         self.query_one("#requests-hint", Static).update(
-            Text(f"{shown} Every request made with a key is here; keys never are.")
+            Text(
+                f"{shown} Every request byok-tui made is here, with a key or without (the "
+                "local runtime's); keys never are. `byok-tui requests` prints them whole."
+            )
         )
         table = self.query_one("#request-log", DataTable)
-        table.add_columns(*REQUEST_HEADINGS)
+        # Narrow enough for 120 columns: today's times without the date, and the request and
+        # key cut to a width (the whole row: `byok-tui requests`).
+        for heading in REQUEST_HEADINGS:
+            table.add_column(heading, width=NARROWED.get(heading))
         # Text cells: host, path and model came from outside and are never parsed as markup.
-        table.add_rows([tuple(Text(cell) for cell in request_cells(row)) for row in rows])
+        today = time.strftime("%Y-%m-%d ")
+        table.add_rows(
+            [
+                tuple(Text(_shorter(cell, today)) for cell in request_cells(row))
+                for row in rows
+            ]
+        )
         table.focus()

@@ -110,9 +110,24 @@ async def test_the_requests_screen_lists_the_log_newest_first_without_any_key() 
         ]
         assert all(isinstance(cell, Text) for cell in table.get_row_at(1))
         assert FAKE_KEYS["openai"] not in " ".join(newest + older)
-        assert "Every request made with a key is here" in str(
+        assert "Every request byok-tui made is here, with a key or without" in str(
             app.screen.query_one("#requests-hint").render()
         )
+
+
+async def test_at_120_columns_the_request_log_fits_without_scrolling_sideways() -> None:
+    """At 120 columns the tokens and cost were off-screen, behind horizontal scrolling."""
+    ledger = open_store(open_services()).ledger
+    ledger.record_request(a_chat_request(started=time.time()), 0.0031)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f9")
+        await wait_for(pilot, lambda: isinstance(app.screen, RequestsScreen))
+        table = app.screen.query_one("#request-log", DataTable)
+        await wait_for(pilot, lambda: table.row_count >= 2)
+        await settle(pilot)
+        assert table.virtual_size.width <= table.size.width, (table.virtual_size, table.size)
 
 
 async def test_usage_and_requests_are_in_the_command_palette() -> None:
