@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from byok_tui.errors import ByokError
 
 
+# The origin of KeySource.NONE for a provider of the user's own that takes no key at all
+# (as against one whose key is optional, called without it).
+TAKES_NO_KEY = "takes no key"
+
+
 class KeySource(StrEnum):
     PER_BOT = "per-bot"
     GLOBAL = "global"
@@ -44,7 +49,7 @@ class KeyStatus(NamedTuple):
         if self.source is KeySource.LOCAL_RUNTIME:
             return "local runtime, no key"
         if self.source is KeySource.NONE:
-            return "no key (optional)"
+            return "no key needed" if self.origin == TAKES_NO_KEY else "no key (optional)"
         if self.source is KeySource.ENVIRONMENT:
             return f"environment ({self.origin})"
         if self.program:

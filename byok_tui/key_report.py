@@ -88,8 +88,9 @@ def key_rows(
     for status in overview.statuses:
         found_health = health.get(status.provider_id, ())
         if status.entry is None:
+            stored = "local" if status.source is KeySource.LOCAL_RUNTIME else "none"
             rows.append(
-                KeyRow(status.provider_id, "-", "-", "local", status.describe(), "-", "-", "-", "-")
+                KeyRow(status.provider_id, "-", "-", stored, status.describe(), "-", "-", "-", "-")
             )
         else:
             name = status.origin if status.source is KeySource.ENVIRONMENT else DEFAULT

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from byok_tui.errors import REMEDIES, ByokError, ErrorKind
-from byok_tui.key_records import KeySource
+from byok_tui.key_records import TAKES_NO_KEY, KeySource
 from byok_tui.key_text import first_bad_character
 from byok_tui.keys.base import DEFAULT_LABEL, KeyStore, entry_name, mask_key, normalize_key
 from byok_tui.keys.command import KeyCommands, program_of
@@ -39,6 +39,8 @@ class KeySpec(Protocol):
     def needs_key(self) -> bool: ...
     @property
     def key_optional(self) -> bool: ...
+    @property
+    def custom(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,8 @@ class ResolvedKey:
         if self.source is KeySource.LOCAL_RUNTIME:
             return "local runtime, no key"
         if self.source is KeySource.NONE:
+            if self.origin == TAKES_NO_KEY:
+                return "no key (it takes none)"
             return "no key (this provider's key is optional)"
         if self.source is KeySource.ENVIRONMENT:
             return f"from {self.origin}"
@@ -189,6 +193,10 @@ def _resolve(
     label: str | None,
     environ: Mapping[str, str],
 ) -> ResolvedKey | None:
+    if not spec.needs_key and spec.custom:
+        # A server of the user's own that takes no key (perhaps a remote gateway): no key,
+        # not a "local runtime".
+        return ResolvedKey("", KeySource.NONE, TAKES_NO_KEY)
     if not spec.needs_key:
         # A placeholder for the local runtime, which takes no key: its id, never stored or sent.
         return ResolvedKey(spec.id, KeySource.LOCAL_RUNTIME, "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from byok_tui.key_records import KeySource, KeyStatus
+from byok_tui.key_records import TAKES_NO_KEY, KeySource, KeyStatus
 
 
 def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
@@ -20,7 +20,9 @@ def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:
             return "?", "no key needed"
         return ("●", "running") if local_running else ("○", "not running")
     if status.source is KeySource.NONE:
-        return "○", "no key (optional)"
+        return (
+            ("●", "no key needed") if status.origin == TAKES_NO_KEY else ("○", "no key (optional)")
+        )
     if status.source is KeySource.GLOBAL:
         return "●", "key set"
     if status.source is KeySource.ENVIRONMENT:

@@ -280,3 +280,22 @@ def test_a_share_link_naming_a_provider_not_defined_here_says_so(server: Provide
     assert "byok-tui provider add mine --base-url URL" in refused.stderr
     add(server, "--model", "m1")
     assert run_cli("bot", "import", link).returncode == 0
+
+
+def test_a_key_less_provider_of_your_own_is_no_key_not_a_local_runtime(
+    server: ProviderServer,
+) -> None:
+    """`--no-key` is allowed for a remote https gateway too: such a provider is 'no key'
+    wherever its key is named, never 'local runtime' (and it is not priced as free)."""
+    add(server, "--no-key", "--model", "m")
+    server.reply_with(openai_reply("ok"))
+    assert run_cli("ask", "-p", "mine", "hi").returncode == 0
+    assert server.requests[0].header("authorization") is None
+    (logged,) = [
+        r for r in json.loads(run_cli("requests", "--json").stdout) if r["provider"] == "mine"
+    ]
+    assert logged["key_source"] == "no key"
+    listed = [line for line in run_cli("keys", "list").stdout.splitlines() if "mine" in line]
+    assert listed and all("local runtime" not in line for line in listed), listed
+    by_key = json.loads(run_cli("usage", "--by", "key", "--json").stdout)
+    assert [row["key"] for row in by_key] == ["no key"], by_key
