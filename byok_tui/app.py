@@ -9,7 +9,6 @@ non-zero return code.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import os
 import signal
@@ -60,6 +59,7 @@ from byok_tui.paths import app_paths, ensure_private_dir, write_private
 from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
 from byok_tui.services import Backend, Services, open_services
+from byok_tui.system import forget_signal_handlers, on_hang_up, on_terminate
 
 if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from rich.console import RenderableType
@@ -197,10 +197,10 @@ class ByokApp(App[None]):
         # a shutting-down system terminates it (SIGTERM): either would kill it mid-write, and
         # SIGTERM leave the terminal in the app's modes. It ends as ctrl+q ends it instead,
         # storing what a reply brought and giving the terminal back.
-        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
-            loop = asyncio.get_running_loop()
-            loop.add_signal_handler(signal.SIGHUP, self.exit)
-            loop.add_signal_handler(signal.SIGTERM, self._terminated)
+        # Neither where the loop takes no signal handlers (Windows): it ends as it ends there.
+        loop = asyncio.get_running_loop()
+        on_hang_up(loop, self.exit)
+        on_terminate(loop, self._terminated)
 
     def _terminated(self) -> None:
         self.said_after = "byok-tui: stopped (SIGTERM); nothing typed or received is lost"
@@ -258,9 +258,7 @@ class ByokApp(App[None]):
         self.notify(message.said, severity="error", timeout=15)
 
     async def on_unmount(self) -> None:
-        with contextlib.suppress(AttributeError, NotImplementedError, RuntimeError):
-            for handled in (signal.SIGHUP, signal.SIGTERM):
-                asyncio.get_running_loop().remove_signal_handler(handled)
+        forget_signal_handlers(asyncio.get_running_loop())
         if self._data is not None:
             self._data.close()  # every key typed is saved before we go
         if self._opened is not None:

@@ -8,7 +8,6 @@ only if it exits with status 0. No Textual here: the caller hands the terminal o
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from byok_tui.child_env import child_environment
 from byok_tui.paths import read_bounded
+from byok_tui.system import split_command
 
 LARGEST_EDIT = 16 * 1024 * 1024  # a message, however long
 
@@ -30,7 +30,7 @@ class Edited:
 def edit_text(text: str, *, capture: bool, environ: Mapping[str, str] | None = None) -> Edited:
     """Run the editor on `text`; `capture`: no terminal to hand over (its output is kept)."""
     env = os.environ if environ is None else environ
-    command = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
+    command = split_command(env.get("VISUAL") or env.get("EDITOR") or "vi")
     fd, name = tempfile.mkstemp(prefix="byok-message-", suffix=".md")  # 0600
     path = Path(name)
     try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from byok_tui.records import BotConfig
 from byok_tui.redaction import StreamRedactor
 from byok_tui.registry import get_provider
 from byok_tui.services import Services
+from byok_tui.system import on_terminate
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
@@ -101,7 +101,7 @@ async def send_with_fallbacks(
     may not share (fallbacks.py); the exit status is the last attempt's."""
     task = asyncio.current_task()
     assert task is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
         service = service_for(services, store, client)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ from byok_tui.records import BotConfig
 from byok_tui.redaction import secrets_in
 from byok_tui.registry import Provider, get_provider, providers
 from byok_tui.services import Services, open_services
+from byok_tui.system import on_terminate
 
 if TYPE_CHECKING:
     from byok_tui.attachments import Attachment
@@ -299,7 +299,7 @@ async def _continue_stream(
 ) -> int:
     task = asyncio.current_task()
     assert task is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
         sending = service_for(services, store, client).continue_reply(

@@ -11,10 +11,6 @@ kilobytes: a command that prints without end is stopped, never read whole into m
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shlex
-import signal
 import subprocess
 import threading
 import time
@@ -25,6 +21,7 @@ from typing import IO
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.key_text import KeyCharacterError, check_key
 from byok_tui.redaction import REDACTED, redact, remember_secret
+from byok_tui.system import end_process_tree, own_process_group, split_command
 
 OP_SHORTHAND = "op://"  # `op://vault/item/field` stands for `op read op://vault/item/field`
 COMMAND_TIMEOUT = 15.0
@@ -42,7 +39,7 @@ def command_argv(command: str) -> list[str]:
     if command.startswith(OP_SHORTHAND):
         return ["op", "read", command]
     try:
-        argv = shlex.split(command)
+        argv = split_command(command)
     except ValueError as error:  # an unclosed quote
         raise ByokError(f"the key command cannot be read: {error}") from None
     if not argv:
@@ -138,9 +135,7 @@ def _communicate(child: subprocess.Popen[bytes], timeout: float) -> tuple[bytes,
 
 
 def _kill_group(child: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(child.pid, signal.SIGKILL)
-    child.wait()
+    end_process_tree(child)
 
 
 class KeyCommands:
@@ -196,7 +191,7 @@ class KeyCommands:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=dict(self._environ() if callable(self._environ) else self._environ),
-                start_new_session=True,  # its own process group: a time-out ends all of it
+                **own_process_group(),  # a time-out ends it and whatever it started
             )
         except FileNotFoundError:
             raise KeyCommandError(what, program, "was not found") from None

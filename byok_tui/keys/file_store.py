@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import os
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from byok_tui.keys.base import INDEX_ENTRY, KeyFileCorruptError, KeyStore, KeyStoreError
 from byok_tui.paths import ensure_private_dir, read_bounded
 from byok_tui.redaction import remember_secret
+from byok_tui.system import lock_exclusively
 
 # Far more keys than anyone has, with their labels; a larger file is not one byok-tui wrote.
 LARGEST_KEY_FILE = 4 * 1024 * 1024
@@ -84,7 +84,7 @@ class FileKeyStore(KeyStore):
                 f"cannot open the key folder {self.path.parent}: {error.strerror}"
             ) from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_exclusively(fd)
             yield
         finally:
             os.close(fd)  # closing releases the lock

@@ -24,6 +24,7 @@ from pathlib import Path
 from byok_tui.errors import ByokError, ErrorKind
 from byok_tui.paths import ensure_private_dir
 from byok_tui.storage import schema
+from byok_tui.system import owned_by_someone_else
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def _check_companions(path: Path) -> None:
             problem = "a link to another file"
         elif not stat.S_ISREG(info.st_mode):
             problem = "not a file"
-        elif info.st_uid != os.geteuid():
+        elif owned_by_someone_else(info.st_uid):
             problem = "another user's file"
         elif info.st_nlink != 1:
             problem = "a file with another name elsewhere"
