@@ -2,7 +2,12 @@
 
 Each touch point says what it relies on and why, and has a canary test in
 tests/test_compat.py (marked `internals`: after an upgrade, `pytest -m internals` shows at once
-which ones broke). Checked against textual 8.2.8, httpx 0.28 (httpcore 1.0) and httpx-sse 0.4.
+which ones broke). Checked against textual 8.2.8, httpx 0.28 (httpcore 1.0) and httpx-sse 0.4,
+which pyproject.toml pins. Every point that replaces or wraps Textual's or httpcore's code
+applies only on the exact version it was checked against (`CHECKED_AGAINST`): on another it is
+skipped, the app runs on the library's own code, and `--log` says which points were skipped.
+Not guarded, on purpose: point 4 (the crash report: skipping it would print local variables,
+a key among them) and the read-only ones (5, 12), whose libraries are pinned.
 
 1. `virtual_size_set_by_layout`: redeclares a widget's `virtual_size` reactive so that a change
    asks for no second layout. Textual lays a widget out again whenever its virtual size
@@ -163,8 +168,56 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import logging
+import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
+
+log = logging.getLogger(__name__)
+
+# The versions every touch point below was written against and checked with. A touch point
+# that replaces or wraps a library's code applies only when that library is this version
+# (its wheel's `<name>-<version>.dist-info` beside it: one stat, nothing read): with any
+# other, it is skipped, the app runs on the library's own behaviour (slower, but what the
+# library itself does), and the log says which points were skipped (`--log FILE`).
+CHECKED_AGAINST = {"textual": "8.2.8", "httpcore": "1.0.9"}
+SKIPPED: list[str] = []  # the touch points skipped in this process, by name
+
+
+@functools.cache
+def checked_version_installed(package: str) -> bool:
+    """Whether `package` is the version its touch points were checked against."""
+    module = sys.modules.get(package)
+    if module is None:
+        module = __import__(package)
+    where = Path(module.__file__ or "").parent.parent
+    return (where / f"{package}-{CHECKED_AGAINST[package]}.dist-info").is_dir()
+
+
+def _guarded(package: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A touch point that patches `package`, applied only on the version it was checked
+    against; skipped (and said, once) otherwise."""
+
+    def wrap(apply: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(apply)
+        def guarded(*args: Any, **kwargs: Any) -> None:
+            if checked_version_installed(package):
+                apply(*args, **kwargs)
+                return
+            if apply.__name__ not in SKIPPED:
+                SKIPPED.append(apply.__name__)
+                log.warning(
+                    "compat: %s skipped: checked against %s %s, another version is installed",
+                    apply.__name__,
+                    package,
+                    CHECKED_AGAINST[package],
+                )
+
+        return guarded
+
+    return wrap
+
 
 if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads point 5 too
     import asyncio
@@ -229,6 +282,7 @@ def sse_decoders() -> tuple[Any, Any]:
     return SSELineDecoder(), SSEDecoder()
 
 
+@_guarded("httpcore")
 def with_network_backend(
     transport: httpx.AsyncHTTPTransport, backend: httpcore.AsyncNetworkBackend
 ) -> None:
@@ -253,6 +307,7 @@ def recompose_footer_once(footer: Footer, screen: Screen[Any]) -> None:
     footer.call_after_refresh(recompose)
 
 
+@_guarded("textual")
 def screens_take_the_terminal_size_only() -> None:
     """Every screen lays itself out at the terminal's size only (point 7); done once."""
     from textual.screen import Screen
@@ -271,6 +326,7 @@ def screens_take_the_terminal_size_only() -> None:
     Screen._on_resize = _on_resize  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def page_keys_need_lines() -> None:
     """PageDown and PageUp in an option list do nothing until it has lines (point 8); once."""
     from textual.widgets import OptionList
@@ -289,6 +345,7 @@ def page_keys_need_lines() -> None:
     OptionList._move_page = _move_page  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def timers_tick_at_the_next_interval() -> None:
     """A late timer ticks next at the first of its intervals still to come (point 9); once."""
     from textual import _time
@@ -327,6 +384,7 @@ def timers_tick_at_the_next_interval() -> None:
     Timer._run = _run  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def input_ends_with_the_terminal() -> None:
     """The terminal's input thread asks the app to exit at the end of its input (point 10)."""
     import os
@@ -387,6 +445,7 @@ def input_ends_with_the_terminal() -> None:
     LinuxDriver.run_input_thread = run_input_thread  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def output_ends_with_the_terminal() -> None:
     """The terminal's writer thread drops what is written once a write fails (point 11)."""
     from textual.drivers._writer_thread import WriterThread
@@ -420,6 +479,7 @@ def output_ends_with_the_terminal() -> None:
     WriterThread.run = run  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def layouts_keep_their_map() -> None:
     """A layout leaves the compositor's full map fresh, as it made it (point 13); once."""
     from textual._compositor import Compositor, ReflowResult
@@ -469,6 +529,7 @@ def markdown_parsed_by_one_parser(markup: str, *, code_theme: str, hyperlinks: b
     return markdown
 
 
+@_guarded("textual")
 def screens_lay_out_once_a_size() -> None:
     """A screen is not laid out again at the size it was last laid out at (point 14); once."""
     from textual.screen import Screen
@@ -487,6 +548,7 @@ def screens_lay_out_once_a_size() -> None:
     Screen._screen_resized = _screen_resized  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def screens_styled_once_when_first_shown() -> None:
     """A screen shown for the first time is not restyled as a whole (point 15); once."""
     from textual import events
@@ -513,6 +575,7 @@ def screens_styled_once_when_first_shown() -> None:
     Screen._on_screen_resume = _on_screen_resume  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def partial_updates_draw_what_they_show() -> None:
     """A partial update draws only the widgets whose visible part it covers, and only the
     rows of them it covers (point 16); once."""
@@ -546,6 +609,7 @@ def partial_updates_draw_what_they_show() -> None:
     Compositor._get_renders = _get_renders  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def strips_kept_out_of_cycles() -> None:
     """A strip that is its own division or crop-extension is not cached in itself (point
     17); once."""
@@ -609,6 +673,7 @@ class _CacheMadeWhenRead:
         self._slot.__set__(strip, value)
 
 
+@_guarded("textual")
 def strips_make_their_caches_when_used() -> None:
     """A strip makes each of its caches the first time it uses it (point 18); once."""
     from textual.cache import FIFOCache
@@ -633,6 +698,7 @@ def strips_make_their_caches_when_used() -> None:
     Strip.__init__ = __init__  # type: ignore[method-assign]
 
 
+@_guarded("textual")
 def layouts_draw_what_they_resize() -> None:
     """A widget resized by a layout, and its scrollbars, ask for no repaint of their own
     when the layout's frame redraws them (point 19); once."""

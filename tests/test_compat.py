@@ -469,3 +469,61 @@ def test_20_an_httpx_transport_s_pool_gives_its_connections_its_network_backend(
     connection = transport._pool.create_connection(httpcore.Origin(b"https", b"example.org", 443))
     assert connection._network_backend is backend  # type: ignore[attr-defined]
     assert "network_backend" not in inspect.signature(httpx.AsyncHTTPTransport).parameters
+
+
+def test_a_touch_point_is_skipped_on_a_version_it_was_not_checked_against(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Presented with a changed target (another Textual than the one checked), a touch point
+    leaves the library's own code in place, says so in the log, and the app runs on it."""
+    from textual.widgets import OptionList
+
+    from byok_tui import compat
+
+    assert compat.checked_version_installed("textual"), "this environment is the one checked"
+    monkeypatch.setitem(compat.CHECKED_AGAINST, "textual", "8.2.7")
+    compat.checked_version_installed.cache_clear()
+    monkeypatch.setattr(compat, "SKIPPED", [])
+    before = OptionList._move_page
+    monkeypatch.setattr(OptionList, "_move_page", lambda *_a: None)  # as if never wrapped
+    unwrapped = OptionList._move_page
+    try:
+        with caplog.at_level("WARNING", logger="byok_tui.compat"):
+            compat.page_keys_need_lines()
+        assert OptionList._move_page is unwrapped, "a changed Textual was patched anyway"
+        assert compat.SKIPPED == ["page_keys_need_lines"]
+        assert "page_keys_need_lines skipped: checked against textual 8.2.7" in caplog.text
+    finally:
+        compat.checked_version_installed.cache_clear()
+    assert before is not None
+
+
+async def test_the_app_runs_with_every_textual_touch_point_skipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The skip path end to end: an app whose Textual is not the one checked starts (each
+    touch point its start applies takes the skip path and says so), takes a message and
+    shows its reply. (Points applied by earlier tests in this process stay applied: that a
+    skipped point leaves Textual's own code is the test above.)"""
+    from byok_tui import compat
+    from tests.support.fake_backend import FakeProviders
+    from tests.support.pilot import app_answered_by, replies, send, settle, wait_for
+
+    from byok_tui.keys import entry_name, open_key_store
+    from byok_tui.paths import app_paths
+
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "S" * 60)
+    monkeypatch.setitem(compat.CHECKED_AGAINST, "textual", "0.0.0")
+    monkeypatch.setattr(compat, "SKIPPED", [])
+    compat.checked_version_installed.cache_clear()
+    try:
+        fake = FakeProviders()
+        fake.enqueue("Still here.")
+        app = app_answered_by(fake)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await send(pilot, "hello")
+            await wait_for(pilot, lambda: replies(app) == ["Still here."])
+        assert "timers_tick_at_the_next_interval" in compat.SKIPPED
+    finally:
+        compat.checked_version_installed.cache_clear()
