@@ -506,11 +506,10 @@ async def test_the_app_runs_with_every_textual_touch_point_skipped(
     shows its reply. (Points applied by earlier tests in this process stay applied: that a
     skipped point leaves Textual's own code is the test above.)"""
     from byok_tui import compat
-    from tests.support.fake_backend import FakeProviders
-    from tests.support.pilot import app_answered_by, replies, send, settle, wait_for
-
     from byok_tui.keys import entry_name, open_key_store
     from byok_tui.paths import app_paths
+    from tests.support.fake_backend import FakeProviders
+    from tests.support.pilot import app_answered_by, replies, send, settle, wait_for
 
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "S" * 60)
     monkeypatch.setitem(compat.CHECKED_AGAINST, "textual", "0.0.0")
