@@ -187,12 +187,16 @@ SKIPPED: list[str] = []  # the touch points skipped in this process, by name
 
 @functools.cache
 def checked_version_installed(package: str) -> bool:
-    """Whether `package` is the version its touch points were checked against."""
+    """Whether `package` is the version its touch points were checked against (or, for
+    Textual, the version .ci/try-textual has under trial: BYOK_TUI_TRY_TEXTUAL)."""
+    import os
+
     module = sys.modules.get(package)
     if module is None:
         module = __import__(package)
     where = Path(module.__file__ or "").parent.parent
-    return (where / f"{package}-{CHECKED_AGAINST[package]}.dist-info").is_dir()
+    trial = os.environ.get("BYOK_TUI_TRY_TEXTUAL") if package == "textual" else None
+    return (where / f"{package}-{trial or CHECKED_AGAINST[package]}.dist-info").is_dir()
 
 
 def _guarded(package: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
