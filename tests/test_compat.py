@@ -481,6 +481,7 @@ def test_a_touch_point_is_skipped_on_a_version_it_was_not_checked_against(
     from byok_tui import compat
 
     assert compat.checked_version_installed("textual"), "this environment is the one checked"
+    monkeypatch.delenv("BYOK_TUI_TRY_TEXTUAL", raising=False)  # .ci/try-textual's trial
     monkeypatch.setitem(compat.CHECKED_AGAINST, "textual", "8.2.7")
     compat.checked_version_installed.cache_clear()
     monkeypatch.setattr(compat, "SKIPPED", [])
@@ -512,6 +513,7 @@ async def test_the_app_runs_with_every_textual_touch_point_skipped(
     from tests.support.pilot import app_answered_by, replies, send, settle, wait_for
 
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "S" * 60)
+    monkeypatch.delenv("BYOK_TUI_TRY_TEXTUAL", raising=False)  # .ci/try-textual's trial
     monkeypatch.setitem(compat.CHECKED_AGAINST, "textual", "0.0.0")
     monkeypatch.setattr(compat, "SKIPPED", [])
     compat.checked_version_installed.cache_clear()
