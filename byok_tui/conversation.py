@@ -43,7 +43,7 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire import prefills
 from byok_tui.records import Bot, BotConfig, Conversation, Message, MessageStatus
-from byok_tui.redaction import redact_keys
+from byok_tui.redaction import could_hold_a_key, redact_keys
 from byok_tui.registry import Provider, UnknownProviderError, get_provider, providers
 from byok_tui.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
 from byok_tui.storage.bot_rows import NotFoundError
@@ -320,9 +320,11 @@ class ConversationService:
             store.branch_from(conversation_id, store.message(replaced).parent_id)
         if text is not None:  # kept first, whatever follows
             # Any key of the user's in it is stored replaced: the redaction layer must know
-            # keys set since start-up (another terminal) and the bot's own key first.
-            self._client.remember_stored_keys()
-            store.bot_key(ask.bot.id)
+            # keys set since start-up (another terminal) and the bot's own key first. Only
+            # when the text could hold one: a keyring answers each entry over D-Bus.
+            if could_hold_a_key(text):
+                self._client.remember_stored_keys()
+                store.bot_key(ask.bot.id)
             store.add_message(conversation_id, "user", text, attachments=attachments)
 
     async def _ready_to_continue(

@@ -298,6 +298,16 @@ def model_id_problem(model: str) -> str | None:
     )
 
 
+# Every provider's key is one unbroken run of at least this many of these characters.
+_KEY_RUN = re.compile(r"[A-Za-z0-9_\-.:+/=]{20,}")
+
+
+def could_hold_a_key(text: str) -> bool:
+    """Whether `text` has a run of characters long enough to be a key (of any shape): most
+    prose has none, and then a key store that answers slowly (a keyring) need not be read."""
+    return _KEY_RUN.search(text) is not None
+
+
 def forget_secrets() -> None:
     """Drop all remembered secrets (tests use this to start from a clean state)."""
     _REDACTOR.forget_all()

@@ -240,3 +240,20 @@ def test_text_with_no_key_in_it_is_held_back_only_as_long_as_it_could_start_one(
     assert stream.feed("Hello there, ") == "Hello there, "  # nothing in it begins a key
     assert stream.feed("here is sk-pr") == "here is "  # could be the start of it
     assert stream.feed("ogress.") + stream.flush() == "sk-progress."
+
+
+@given(st.sampled_from(list(FAKE_KEYS.values())), st.text(max_size=40), st.text(max_size=40))
+def test_any_key_in_any_text_is_a_run_that_could_hold_a_key(
+    key: str, before: str, after: str
+) -> None:
+    """The send reads the key store before storing a message only when the text could hold
+    a key: every provider's key shape must count as one, wherever it stands."""
+    from byok_tui.redaction import could_hold_a_key
+
+    assert could_hold_a_key(f"{before} {key} {after}")
+
+
+def test_plain_prose_holds_no_run_that_could_be_a_key() -> None:
+    from byok_tui.redaction import could_hold_a_key
+
+    assert not could_hold_a_key("Explain server-sent events in one line, with an example.")
