@@ -88,7 +88,8 @@ def ensure_private_dir(path: Path) -> bool:
 
 
 class FileReadError(OSError):
-    """A file that is not read: not a regular file, or larger than the reader's limit."""
+    """A file refused: not a regular file (read or written), or larger than a reader's
+    limit. Its message says which, and that nothing was done."""
 
     def __init__(self, path: Path, problem: str) -> None:
         super().__init__(errno.EINVAL, problem)
@@ -115,19 +116,11 @@ def _size(limit: int) -> str:
     return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit >> 10} KB"
 
 
-class NotARegularFileError(OSError):
-    """The path names a symlink, a FIFO, a device or a folder: never written to."""
-
-    def __init__(self, path: Path, what: str) -> None:
-        super().__init__(errno.EINVAL, f"it is {what}, not a regular file; nothing was written")
-        self.filename = str(path)
-
-
 def write_private(path: Path, data: bytes, *, new: bool = False) -> None:
     """Write `data` to `path`, readable by the user alone (0600 from its first byte), whole
     or not at all: into a new temporary file beside it, renamed over it. A path that is a
     symlink (a planted one could point at the key file) or anything but a regular file is
-    refused (NotARegularFileError); the rename replaces a name, never follows a link. `new`:
+    refused (FileReadError); the rename replaces a name, never follows a link. `new`:
     never replace a file already there. Raises OSError."""
     if new:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
@@ -139,7 +132,7 @@ def write_private(path: Path, data: bytes, *, new: bool = False) -> None:
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        raise NotARegularFileError(path, _kind(mode))
+        raise FileReadError(path, f"it is {_kind(mode)}, not a regular file; nothing was written")
     import tempfile  # not at start-up: only a write needs it
 
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

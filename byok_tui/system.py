@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shlex
 import signal
@@ -31,8 +32,9 @@ def lock_exclusively(fd: int) -> None:
             try:
                 msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # type: ignore[attr-defined]
                 return
-            except OSError:
-                continue
+            except OSError as error:
+                if error.errno not in (errno.EDEADLK, errno.EACCES):
+                    raise  # not "held by another process": waiting would never end
     import fcntl
 
     fcntl.flock(fd, fcntl.LOCK_EX)

@@ -183,3 +183,27 @@ def test_there_is_no_hang_up_to_catch_on_windows(windows: None) -> None:
 
     assert system.on_hang_up(Loop(), lambda: None) is False  # type: ignore[arg-type]
     system.forget_signal_handlers(Loop())  # type: ignore[arg-type]  # nothing to take back
+
+
+def test_the_windows_lock_waits_while_held_and_raises_any_other_error(
+    windows: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    answers = [OSError(errno.EDEADLK, "held"), None]
+
+    def locking(_fd: int, _mode: int, _size: int) -> None:
+        answer = answers.pop(0)
+        if answer is not None:
+            raise answer
+
+    monkeypatch.setitem(sys.modules, "msvcrt", SimpleNamespace(LK_LOCK=1, locking=locking))
+    fd = os.open(os.devnull, os.O_RDWR)
+    try:
+        system.lock_exclusively(fd)  # held once (ten seconds, on Windows), then had
+        assert answers == []
+        answers[:] = [OSError(errno.EBADF, "bad descriptor")]
+        with pytest.raises(OSError, match="bad descriptor"):
+            system.lock_exclusively(fd)
+    finally:
+        os.close(fd)
