@@ -8,6 +8,8 @@ applies only on the exact version it was checked against (`CHECKED_AGAINST`): on
 skipped, the app runs on the library's own code, and `--log` says which points were skipped.
 Not guarded, on purpose: point 4 (the crash report: skipping it would print local variables,
 a key among them) and the read-only ones (5, 12), whose libraries are pinned.
+docs/upstream/README.md holds, for each point, the problem, a minimal reproduction against
+plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upstream.
 
 1. `virtual_size_set_by_layout`: redeclares a widget's `virtual_size` reactive so that a change
    asks for no second layout. Textual lays a widget out again whenever its virtual size
@@ -60,7 +62,7 @@ a key among them) and the read-only ones (5, 12), whose libraries are pinned.
    and selects again at once, for ever: a terminal that went away with no hang-up signal
    (one the app does not control, as a harness or `setsid` gives it) left the app spinning a
    core at ~100%, never ending. Ours asks the app to exit, as a hang-up does, and waits for
-   it. Not reported upstream yet; once Textual ends its input thread at the end of input,
+   it. Textual PR #6690 (open) ends the input thread at the end of input; once merged,
    remove this and keep the test in tests/faults/test_nothing_lost.py, which must pass
    unchanged.
 11. `output_ends_with_the_terminal`: wraps `WriterThread.run` (textual/drivers/_writer_thread.py).

@@ -1,0 +1,68 @@
+"""The minimal reproductions in docs/upstream/ show what they say, and byok-tui's fix ends it.
+
+Each script runs against plain Textual and must print REPRODUCED: the day one prints NOT
+REPRODUCED on a new Textual, upstream has fixed it and the touch point in byok_tui/compat.py
+can go (its note in docs/upstream/README.md says what to keep). Run again after the touch
+point is applied, the same script must print NOT REPRODUCED: the fix does what its note says.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.internals
+
+UPSTREAM = Path(__file__).resolve().parent.parent / "docs" / "upstream"
+
+# Each reproduction and the compat touch point that fixes it.
+FIXED_BY = {
+    "07_screen_resize_loop.py": "screens_take_the_terminal_size_only",
+    "08_option_list_page_keys.py": "page_keys_need_lines",
+    "09_timer_late_tick.py": "timers_tick_at_the_next_interval",
+    "11_writer_thread_dies.py": "output_ends_with_the_terminal",
+    "13_layout_leaves_map_stale.py": "layouts_keep_their_map",
+    "14_screen_laid_out_twice.py": "screens_lay_out_once_a_size",
+    "15_screen_restyled_when_first_shown.py": "screens_styled_once_when_first_shown",
+    "16_partial_update_draws_far_widgets.py": "partial_updates_draw_what_they_show",
+    "17_strip_cached_in_itself.py": "strips_kept_out_of_cycles",
+    "18_strip_makes_seven_caches.py": "strips_make_their_caches_when_used",
+}
+
+
+def verdict(script: str, fix: str | None) -> str:
+    """The last line the script prints, run with `fix` applied first (or none)."""
+    apply = f"import byok_tui.compat as compat; compat.{fix}(); " if fix else ""
+    run = f"{apply}import runpy; runpy.run_path({str(UPSTREAM / script)!r}, run_name='__main__')"
+    done = subprocess.run(
+        [sys.executable, "-c", run], capture_output=True, text=True, timeout=120, check=False
+    )
+    lines = done.stdout.strip().splitlines()
+    assert lines, f"{script} printed nothing: {done.stderr[-2000:]}"
+    return lines[-1]
+
+
+def test_every_reproduction_is_listed_with_its_fix_and_its_note() -> None:
+    scripts = sorted(path.name for path in UPSTREAM.glob("*.py"))
+    assert scripts == sorted(FIXED_BY)
+    notes = (UPSTREAM / "README.md").read_text(encoding="utf-8")
+    for script in scripts:
+        assert f"({script})" in notes, f"docs/upstream/README.md does not link {script}"
+
+
+@pytest.mark.parametrize("script", sorted(FIXED_BY))
+def test_plain_textual_shows_the_problem(script: str) -> None:
+    shown = verdict(script, None)
+    assert shown.startswith("REPRODUCED"), (
+        f"{script} no longer reproduces on this Textual ({shown}): if upstream fixed it, "
+        f"remove compat.{FIXED_BY[script]} as its note in docs/upstream/README.md says"
+    )
+
+
+@pytest.mark.parametrize("script", sorted(FIXED_BY))
+def test_the_touch_point_ends_the_problem(script: str) -> None:
+    shown = verdict(script, FIXED_BY[script])
+    assert shown.startswith("NOT REPRODUCED"), f"compat.{FIXED_BY[script]} did not fix it"
