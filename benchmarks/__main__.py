@@ -141,7 +141,7 @@ class Memory:
 
 
 def bench_startup(work: Path, quick: bool) -> tuple[Result, Memory]:
-    from byok_tui.paths import app_paths
+    from byok_tui.core.paths import app_paths
 
     env = make_home(work / "startup", 20 if quick else 1000, 4 if quick else 20)
     runs = 1 if quick else 7

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from byok_tui.core.registry import key_providers
 from byok_tui.keys import entry_name
-from byok_tui.registry import key_providers
 
 PROSE = "The quick brown fox jumps over the lazy dog. " * 6
 LIST = "- first point\n- second point with `code`\n- third point\n"
@@ -67,7 +67,7 @@ def fresh_heap() -> None:
 def forget_drafts(env: dict[str, str]) -> None:
     """No draft left in the home by an earlier start: byok-tui gives one back to the composer
     (drawn, and costed by the estimate), so every start a benchmark makes begins alike."""
-    from byok_tui.paths import app_paths
+    from byok_tui.core.paths import app_paths
     from byok_tui.storage.draft_rows import DRAFT_SETTING
 
     database = app_paths(env).data_dir / "byok-tui.sqlite3"

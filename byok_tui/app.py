@@ -27,13 +27,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 
-from byok_tui.bindings import (
-    APP_KEYS,
-    BOT_COMMANDS,
-    CHAT_KEYS,
-    SETTINGS_TOPICS,
-    textual_bindings,
-)
+from byok_tui.app_services.services import Backend, Services, open_services
 from byok_tui.compat import (
     input_ends_with_the_terminal,
     layouts_draw_what_they_resize,
@@ -49,23 +43,29 @@ from byok_tui.compat import (
     strips_make_their_caches_when_used,
     timers_tick_at_the_next_interval,
 )
-from byok_tui.crash import report_crash
-from byok_tui.errors import ByokError
-from byok_tui.key_records import KeyOverview
+from byok_tui.core.bindings import (
+    APP_KEYS,
+    BOT_COMMANDS,
+    CHAT_KEYS,
+    SETTINGS_TOPICS,
+    textual_bindings,
+)
+from byok_tui.core.crash import report_crash
+from byok_tui.core.errors import ByokError
+from byok_tui.core.key_records import KeyOverview
+from byok_tui.core.paths import app_paths, ensure_private_dir, write_private
+from byok_tui.core.registry import providers
+from byok_tui.core.startup import RUNNING_SWITCH_INTERVAL
+from byok_tui.core.system import forget_signal_handlers, on_hang_up, on_terminate
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeySnapshot, read_keys
-from byok_tui.launch import RUNNING_SWITCH_INTERVAL
-from byok_tui.paths import app_paths, ensure_private_dir, write_private
-from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
-from byok_tui.services import Backend, Services, open_services
-from byok_tui.system import forget_signal_handlers, on_hang_up, on_terminate
 
 if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from rich.console import RenderableType
 
-    from byok_tui.app_data import AppData
-    from byok_tui.services import AppContext
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext
     from byok_tui.storage.db import Progress
 
 _heap_frozen = False
@@ -81,7 +81,7 @@ def _open_context(
     the key store, with every key read, when that was left until after the first frame.
     `progress`: told how far a long upgrade of the database is."""
     import byok_tui.screens.chat  # noqa: F401  (the import is most of the work)
-    from byok_tui.services import AppContext
+    from byok_tui.app_services.services import AppContext
 
     keys_read = None
     if services is None:
@@ -233,7 +233,7 @@ class ByokApp(App[None]):
         # Awaited in the app's own handler: keys pressed while the chat screen is being
         # mounted wait in the app's queue and reach its composer once it is up.
         self._opened = message.opened
-        from byok_tui.app_data import AppData
+        from byok_tui.app_services.app_data import AppData
         from byok_tui.screens.chat import ChatScreen
 
         data = self._data = AppData(message.opened, message.keys_read)
@@ -342,8 +342,8 @@ class ByokApp(App[None]):
     def _export_all_data(self, opened: AppContext) -> None:
         import time
 
-        from byok_tui.custom_providers import provider_tables
-        from byok_tui.services import known_keys
+        from byok_tui.app_services.services import known_keys
+        from byok_tui.providers.custom import provider_tables
         from byok_tui.storage.transfer import export_all
 
         services, store = opened.services, opened.db

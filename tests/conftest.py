@@ -13,10 +13,10 @@ import keyring
 import pytest
 import pytest_textual_snapshot
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.redaction import forget_secrets
+from byok_tui.core.registry import providers, use_custom_providers
 from byok_tui.keys import KeyStore, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.redaction import forget_secrets
-from byok_tui.registry import providers, use_custom_providers
 from tests.support.isolated_keyring import IsolatedKeyring
 from tests.support.provider_server import ProviderServer, provider_server
 from tests.support.snapshots import REPO_ROOT, SNAPSHOT_DIR

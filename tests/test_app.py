@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.widgets import OptionList
 
 from byok_tui.app import ByokApp
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import provider_ids
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.registry import provider_ids
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 from tests.support.pilot import make_app, replies, send, settle, wait_for

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from byok_tui.paths import app_paths
-from byok_tui.registry import provider_ids
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import provider_ids
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS
 from tests.support.terminal import InTerminal
@@ -131,7 +131,7 @@ def test_help_and_version_answer() -> None:
 
 
 def test_help_lists_every_app_key_in_one_aligned_column() -> None:
-    from byok_tui.bindings import APP_KEYS, CHAT_KEYS, COMPOSER_KEYS
+    from byok_tui.core.bindings import APP_KEYS, CHAT_KEYS, COMPOSER_KEYS
 
     lines = run_cli("--help").stdout.split("keys in the app:\n", 1)[1].splitlines()
     rows = [line for line in lines if line.startswith("  ") and not line.startswith("   ")]

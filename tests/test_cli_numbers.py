@@ -33,8 +33,8 @@ def test_a_reader_that_goes_away_is_a_quiet_exit(command: tuple[str, ...]) -> No
     import subprocess
     import sys
 
+    from byok_tui.app_services.services import open_services, open_store
     from byok_tui.providers.types import RequestRecord
-    from byok_tui.services import open_services, open_store
 
     store = open_store(open_services())
     for n in range(3000):

@@ -507,8 +507,8 @@ async def test_the_app_runs_with_every_textual_touch_point_skipped(
     shows its reply. (Points applied by earlier tests in this process stay applied: that a
     skipped point leaves Textual's own code is the test above.)"""
     from byok_tui import compat
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
     from tests.support.fake_backend import FakeProviders
     from tests.support.pilot import app_answered_by, replies, send, settle, wait_for
 

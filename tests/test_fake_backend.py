@@ -3,9 +3,9 @@ use it see what a user would see from a real provider."""
 
 from __future__ import annotations
 
+from byok_tui.app_services.services import open_services
 from byok_tui.keys import KeyStore
 from byok_tui.providers.types import StreamEvent, Usage
-from byok_tui.services import open_services
 from tests.support.fake_backend import FakeProviders
 from tests.support.provider_client import chat, client_for, collect
 from tests.support.provider_server import ProviderServer, openai_reply

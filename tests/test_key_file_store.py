@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyFileCorruptError, KeyStoreError, entry_name, resolve_key
 from byok_tui.keys.file_store import FileKeyStore
-from byok_tui.paths import app_paths
-from byok_tui.registry import get_provider
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
 
@@ -93,7 +93,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from byok_tui.keys.file_store import FileKeyStore
-    from byok_tui.paths import app_paths
+    from byok_tui.core.paths import app_paths
     store = FileKeyStore(app_paths().keys_file)
     worker, count = sys.argv[1], int(sys.argv[2])
     for i in range(count):

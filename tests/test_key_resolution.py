@@ -6,11 +6,11 @@ import os
 
 import pytest
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import KeySource
+from byok_tui.core.registry import get_provider, key_providers
 from byok_tui.keys import NoApiKeyError, entry_name, open_key_store, resolve_key
 from byok_tui.keys.file_store import FileKeyStore
-from byok_tui.paths import app_paths
-from byok_tui.records import KeySource
-from byok_tui.registry import get_provider, key_providers
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 
 OPENAI = get_provider("openai")
@@ -97,7 +97,7 @@ def test_a_resolved_key_never_shows_itself_in_its_repr(store: FileKeyStore) -> N
 
 def test_the_services_never_show_the_environments_keys_in_their_repr() -> None:
     """The environment the services read keys from holds them whole (OPENAI_API_KEY)."""
-    from byok_tui.services import open_services
+    from byok_tui.app_services.services import open_services
 
     services = open_services({**os.environ, "OPENAI_API_KEY": ENV_KEY})
     assert ENV_KEY not in repr(services)

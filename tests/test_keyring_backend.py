@@ -6,10 +6,10 @@ import keyring
 import pytest
 from keyring.backends import fail
 
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import KeyStoreError, entry_name, open_key_store
 from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.keys.keyring_store import SERVICE_NAME, KeyringKeyStore, native_backend
-from byok_tui.paths import app_paths
 from tests.support.isolated_keyring import IsolatedKeyring
 from tests.support.keys import FAKE_KEYS
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from byok_tui.conversation import ReplyStarted
-from byok_tui.history import HistoryTrimmed
-from byok_tui.key_failover import KeyFailedOver
+from byok_tui.chat.conversation import ReplyStarted
+from byok_tui.chat.history import HistoryTrimmed
+from byok_tui.chat.key_failover import KeyFailedOver
+from byok_tui.chat.reply_recorder import ReplyPriced
+from byok_tui.core.records import Cost, KeySource, Message
 from byok_tui.keys.resolve import ResolvedKey
-from byok_tui.pricing import Cost
 from byok_tui.providers.types import Done, StreamEvent, TextDelta, Usage
-from byok_tui.records import KeySource, Message
-from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
 from byok_tui.screens.reply_relay import ReplyRelay
 

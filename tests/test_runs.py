@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from byok_tui.runs import ENDED, has_ended, new_run
+from byok_tui.core.runs import ENDED, has_ended, new_run
 
 
 def test_a_run_of_this_process_is_running_until_it_says_it_quit() -> None:
@@ -19,7 +19,7 @@ def test_a_run_of_this_process_is_running_until_it_says_it_quit() -> None:
 
 def test_a_run_whose_process_is_gone_has_ended() -> None:
     child = subprocess.run(
-        [sys.executable, "-c", "from byok_tui.runs import new_run; print(new_run())"],
+        [sys.executable, "-c", "from byok_tui.core.runs import new_run; print(new_run())"],
         capture_output=True,
         text=True,
         check=True,
@@ -32,7 +32,7 @@ def test_a_run_of_a_process_still_running_has_not_ended() -> None:
         [
             sys.executable,
             "-c",
-            "from byok_tui.runs import new_run; print(new_run(), flush=True)"
+            "from byok_tui.core.runs import new_run; print(new_run(), flush=True)"
             "; import time; time.sleep(30)",
         ],
         stdout=subprocess.PIPE,

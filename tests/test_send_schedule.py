@@ -6,16 +6,16 @@ the same rules through the app.)"""
 
 from __future__ import annotations
 
-from byok_tui.errors import ErrorKind
-from byok_tui.providers.errors import ProviderError
-from byok_tui.registry import get_provider
-from byok_tui.send_schedule import (
+from byok_tui.chat.send_schedule import (
     AUTO_RETRY_LIMIT,
     FALLBACK_SECONDS,
     Countdown,
     SendAgain,
     SendSchedule,
 )
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.registry import get_provider
+from byok_tui.providers.errors import ProviderError
 
 FALLBACK = "openrouter:meta-llama/llama-3.3-70b-instruct"
 

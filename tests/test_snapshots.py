@@ -14,12 +14,12 @@ from textual.screen import Screen
 
 import byok_tui.app
 from byok_tui.app import ByokApp
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import providers
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.keys.overview import key_overview
-from byok_tui.paths import app_paths
-from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 from tests.support.pilot import make_app, settle
@@ -154,7 +154,7 @@ def test_settings_with_providers_of_your_own(snap_compare: Any) -> None:
     a Check button: it is not asked anything unasked); then the Add provider form (id, name,
     base URL, models, the key choice and the button), then the budgets (none yet) with the
     line to set one."""
-    from byok_tui.custom_providers import CustomDefinition, add_definition
+    from byok_tui.providers.custom import CustomDefinition, add_definition
 
     config = app_paths().config_file
     add_definition(
@@ -186,9 +186,9 @@ def test_the_fallback_countdown(snap_compare: Any) -> None:
     block (Rate limit reached, its remedy); on the activity line above the composer, wrapped
     onto a second line rather than cut, "openai: rate-limited. Switching to
     groq:llama-3.3-70b-versatile in 5 s (Esc to stay)"."""
-    from byok_tui.errors import ErrorKind
+    from byok_tui.core.errors import ErrorKind
+    from byok_tui.core.registry import get_provider
     from byok_tui.providers.errors import ProviderError
-    from byok_tui.registry import get_provider
     from tests.support.fake_backend import FakeProviders
     from tests.support.pilot import FakeClock, app_answered_by, send, wait_for
 

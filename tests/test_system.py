@@ -1,4 +1,4 @@
-"""Every POSIX-only call goes through byok_tui/system.py, which has a Windows branch for each.
+"""Every POSIX-only call goes through byok_tui/core/system.py, which has a Windows branch for each.
 This machine is Linux: the Windows branches run here with the platform simulated (`WINDOWS`
 set, and what Windows lacks taken away: fcntl, geteuid, killpg, the loop's signal handlers),
 against real files, real processes and a real event loop. What this cannot prove is that
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from byok_tui import system
+from byok_tui.core import system
 from byok_tui.keys.file_store import FileKeyStore
 
 
@@ -157,7 +157,7 @@ async def test_on_posix_terminate_reaches_the_loop() -> None:
 
 
 def test_no_module_calls_a_posix_only_function_but_system() -> None:
-    """fcntl, geteuid, killpg and a loop's signal handlers appear in byok_tui/system.py only
+    """fcntl, geteuid, killpg and a loop's signal handlers appear in byok_tui/core/system.py only
     (and compat.py, which is Textual's Linux driver's)."""
     root = Path(__file__).parents[1] / "byok_tui"
     found = []

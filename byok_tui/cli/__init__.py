@@ -3,6 +3,9 @@
 Heavy modules (Textual, httpx, keyring) are imported only by the path that needs them. Every
 error is printed as one redacted line with its remedy; an unexpected one as a redacted crash
 report without local variables.
+
+May import every layer below it, the app (to start it) among them; nothing imports it but the
+entry point (launch.py).
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO, cast
 
 from byok_tui import __version__
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.logs import LOG_ENV, configure_logging
-from byok_tui.paths import HOME_ENV, app_paths
-from byok_tui.registry import UnknownProviderError
-from byok_tui.sanitize import strip_terminal_controls
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.logs import LOG_ENV, configure_logging
+from byok_tui.core.paths import HOME_ENV, app_paths
+from byok_tui.core.registry import UnknownProviderError
+from byok_tui.core.sanitize import strip_terminal_controls
 
 if TYPE_CHECKING:
     import argparse
@@ -71,8 +74,8 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
-    from byok_tui.bindings import help_text
     from byok_tui.cli import account, bots, chat, data, keys, models, provider, search, spend
+    from byok_tui.core.bindings import help_text
 
     parser = argparse.ArgumentParser(
         prog="byok-tui",
@@ -105,15 +108,15 @@ def _use_config_providers() -> None:
     """The providers the config file defines, known before the arguments are read (`-p ID`
     names one). A definition in error is said by the command that needs it, not here: `provider
     rm` must still be able to remove it."""
-    from byok_tui.config import ConfigError, load_config
-    from byok_tui.services import use_config_providers
+    from byok_tui.app_services.services import use_config_providers
+    from byok_tui.core.config import ConfigError, load_config
 
     with contextlib.suppress(ConfigError):
         use_config_providers(load_config(app_paths().config_file))
 
 
 def _run_app() -> int:
-    from byok_tui.launch import prepare_app
+    from byok_tui.core.startup import prepare_app
 
     prepare_app()  # again, for a start with options (`--log FILE`): before Textual loads
     from byok_tui.app import run_app
@@ -196,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as error:
-        from byok_tui.crash import report_crash
+        from byok_tui.core.crash import report_crash
 
         print(report_crash(error, app_paths().crash_dir), file=sys.stderr)
         return EXIT_ERROR

@@ -11,8 +11,8 @@ from byok_tui.cli.common import EXIT_NO_KEY, provider_argument
 from byok_tui.cli.spend import since_argument
 
 if TYPE_CHECKING:
-    from byok_tui.registry import Provider
-    from byok_tui.services import Services
+    from byok_tui.app_services.services import Services
+    from byok_tui.core.registry import Provider
 
 REQUESTS_EPILOG = """\
 Every request is recorded as it ends: chats, model lists, key tests, balance checks and the
@@ -60,9 +60,9 @@ def add_parsers(commands: Any) -> None:
 def _requests(args: argparse.Namespace) -> int:
     import json
 
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.request_log import REQUEST_HEADINGS, request_cells
-    from byok_tui.services import open_services
+    from byok_tui.spend.request_log import REQUEST_HEADINGS, request_cells
 
     rows = open_store(open_services()).ledger.requests(args.since)
     if args.json:
@@ -81,9 +81,9 @@ def _requests(args: argparse.Namespace) -> int:
 def _balance(args: argparse.Namespace) -> int:
     import asyncio
 
-    from byok_tui.errors import ByokError, ErrorKind
-    from byok_tui.registry import providers
-    from byok_tui.services import first_usable_provider, open_services
+    from byok_tui.app_services.services import first_usable_provider, open_services
+    from byok_tui.core.errors import ByokError, ErrorKind
+    from byok_tui.core.registry import providers
 
     services = open_services()
     if args.provider is not None:
@@ -107,10 +107,10 @@ async def _ask_balances(services: Services, chosen: list[Provider], *, as_json: 
     import sys
     import time
 
+    from byok_tui.app_services.services import provider_client
     from byok_tui.cli.common import keep_the_ledger
     from byok_tui.cli.progress import open_store
-    from byok_tui.errors import ByokError, ErrorKind
-    from byok_tui.services import provider_client
+    from byok_tui.core.errors import ByokError, ErrorKind
 
     failed, no_key = 0, 0
     found = []

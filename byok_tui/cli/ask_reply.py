@@ -12,21 +12,21 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from byok_tui.app_services.services import Services
 from byok_tui.cli.common import keep_the_ledger, provider_client
-from byok_tui.errors import ByokError, ErrorKind, as_one_line
+from byok_tui.core.errors import ByokError, ErrorKind, as_one_line
+from byok_tui.core.records import BotConfig
+from byok_tui.core.redaction import StreamRedactor
+from byok_tui.core.registry import get_provider
+from byok_tui.core.system import on_terminate
 from byok_tui.providers.types import Done, RateLimitWait, ReasoningDelta, TextDelta
-from byok_tui.records import BotConfig
-from byok_tui.redaction import StreamRedactor
-from byok_tui.registry import get_provider
-from byok_tui.services import Services
-from byok_tui.system import on_terminate
 
 if TYPE_CHECKING:
-    from byok_tui.attachments import Attachment
-    from byok_tui.conversation import ConversationService
-    from byok_tui.fallbacks import Fallback
+    from byok_tui.chat.conversation import ConversationService
+    from byok_tui.core.attachments import Attachment
+    from byok_tui.core.records import Bot, Conversation
     from byok_tui.providers.client import ProviderClient
-    from byok_tui.records import Bot, Conversation
+    from byok_tui.providers.fallbacks import Fallback
     from byok_tui.storage.store import Store
 
 EXIT_STATUS: dict[ErrorKind, int] = {
@@ -70,8 +70,8 @@ never after a 400, 401 or 403, nor once text arrived."""
 
 
 def service_for(services: Services, store: Store, client: ProviderClient) -> ConversationService:
-    from byok_tui.conversation import ConversationService
-    from byok_tui.services import model_cache
+    from byok_tui.app_services.services import model_cache
+    from byok_tui.chat.conversation import ConversationService
 
     return ConversationService(store, client, model_cache(services).context_of)
 
@@ -116,7 +116,7 @@ async def send_with_fallbacks(
 async def _attempts(
     exchange: _Exchange, text: str | None, config: BotConfig, order: list[Fallback | None]
 ) -> int:
-    from byok_tui.fallbacks import fallback_config, falls_back, short_wait, what_happened
+    from byok_tui.providers.fallbacks import fallback_config, falls_back, short_wait, what_happened
 
     for number, fallback in enumerate(order):
         attempt = config if fallback is None else fallback_config(config, fallback)
@@ -170,9 +170,9 @@ async def print_reply(
 ) -> tuple[ByokError | None, bool]:
     """Print a reply as it comes (reasoning too with --reasoning, to standard error): the
     error it ended with (None: it ended whole), and whether any text had arrived."""
-    from byok_tui.conversation import LengthLimitReached, ReplyStarted
-    from byok_tui.history import HistoryTrimmed
-    from byok_tui.key_failover import KeyFailedOver
+    from byok_tui.chat.conversation import LengthLimitReached, ReplyStarted
+    from byok_tui.chat.history import HistoryTrimmed
+    from byok_tui.chat.key_failover import KeyFailedOver
 
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     arrived = False

@@ -7,12 +7,12 @@ import argparse
 import sys
 from typing import Any
 
+from byok_tui.app_services.services import remember_every_key
 from byok_tui.cli.common import model_argument, usage, whole_number
 from byok_tui.cli.progress import open_with_default_bot
-from byok_tui.errors import ByokError
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import BotConfig
 from byok_tui.keys import normalize_key
-from byok_tui.records import BotConfig
-from byok_tui.services import remember_every_key
 
 
 def add_parsers(commands: Any) -> None:
@@ -96,7 +96,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def _list(_args: argparse.Namespace) -> int:
-    from byok_tui.registry import providers
+    from byok_tui.core.registry import providers
 
     _services, store = open_with_default_bot()
     rows = [("BOT", "PROVIDER", "MODEL", "KEY", "FALLBACKS")]
@@ -149,7 +149,7 @@ def _fallback_argument(parser: Any) -> None:
 
 
 def _checked_fallbacks(texts: list[str]) -> tuple[str, ...]:
-    from byok_tui.fallbacks import parse_fallbacks
+    from byok_tui.providers.fallbacks import parse_fallbacks
 
     return tuple(str(f) for f in parse_fallbacks(texts))
 
@@ -176,8 +176,8 @@ def _add(args: argparse.Namespace) -> int:
 def _edit(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from byok_tui.core.registry import get_provider
     from byok_tui.providers.errors import check_settings
-    from byok_tui.registry import get_provider
 
     _services, store = open_with_default_bot()
     bot = store.bot(args.name)
@@ -208,7 +208,7 @@ def _say_fallbacks(config: BotConfig) -> None:
 
 def _key(args: argparse.Namespace) -> int:
     from byok_tui.cli.keys import read_key
-    from byok_tui.registry import get_provider
+    from byok_tui.core.registry import get_provider
 
     _services, store = open_with_default_bot()
     bot = store.bot(args.name)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from byok_tui.app_services.services import Services, open_services
 from byok_tui.cli.ask_reply import (
     ASK_EPILOG,
     EXIT_STATUS,
@@ -22,17 +23,16 @@ from byok_tui.cli.common import (
     provider_client,
     whole_number,
 )
-from byok_tui.errors import ByokError
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import BotConfig
+from byok_tui.core.redaction import secrets_in
+from byok_tui.core.registry import Provider, get_provider, providers
+from byok_tui.core.system import on_terminate
 from byok_tui.providers.errors import check_settings
-from byok_tui.records import BotConfig
-from byok_tui.redaction import secrets_in
-from byok_tui.registry import Provider, get_provider, providers
-from byok_tui.services import Services, open_services
-from byok_tui.system import on_terminate
 
 if TYPE_CHECKING:
-    from byok_tui.attachments import Attachment
-    from byok_tui.records import Bot, Conversation
+    from byok_tui.core.attachments import Attachment
+    from byok_tui.core.records import Bot, Conversation
     from byok_tui.storage.store import Store
 
 
@@ -148,7 +148,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def _choose_provider(services: Services, requested: Provider | None) -> Provider:
-    from byok_tui.services import first_usable_provider
+    from byok_tui.app_services.services import first_usable_provider
 
     provider = requested or first_usable_provider(services, providers())
     if provider is None:
@@ -168,11 +168,12 @@ def _read_prompt(words: list[str]) -> str:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from byok_tui.budgets import free_quota, standings
+    from byok_tui.app_services.services import default_bot, remember_every_key
+    from byok_tui.chat.conversation import check_model
     from byok_tui.cli.progress import open_store
-    from byok_tui.conversation import check_model, title_for
-    from byok_tui.fallbacks import parse_fallbacks
-    from byok_tui.services import default_bot, remember_every_key
+    from byok_tui.core.titles import title_for
+    from byok_tui.providers.fallbacks import parse_fallbacks
+    from byok_tui.spend.budgets import free_quota, standings
 
     services = open_services()
     store = open_store(services)
@@ -214,7 +215,7 @@ def _ask(args: argparse.Namespace) -> int:
     prompt = _read_prompt(args.prompt)
     attachments = _attachments(args.attachments or [], provider, config.model)
     if args.estimate:
-        from byok_tui.estimate import estimate
+        from byok_tui.spend.estimate import estimate
 
         guess = estimate(provider.id, config.model, [config.system_prompt, prompt])
         print(f"{guess.line()} ({provider.id} {config.model}); nothing was sent")
@@ -315,8 +316,8 @@ async def _continue_stream(
 
 def _attachments(paths: list[Path], provider: Provider, model: str) -> list[Attachment]:
     """The files given with --attach, read and checked before anything is stored or sent."""
-    from byok_tui.attachments import check_together, read_attachment
-    from byok_tui.history import check_images
+    from byok_tui.chat.history import check_images
+    from byok_tui.core.attachments import check_together, read_attachment
 
     attachments = [read_attachment(path) for path in paths]
     check_together(attachments)

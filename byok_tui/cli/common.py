@@ -9,17 +9,17 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.errors import ByokError
-from byok_tui.registry import Provider, get_provider
+from byok_tui.core.errors import ByokError
+from byok_tui.core.registry import Provider, get_provider
 
 if TYPE_CHECKING:
+    from byok_tui.app_services.services import Services
     from byok_tui.providers.client import ProviderClient
-    from byok_tui.services import Services
     from byok_tui.storage.store import Store
 
 
 def provider_argument(value: str) -> Provider:
-    from byok_tui.registry import UnknownProviderError
+    from byok_tui.core.registry import UnknownProviderError
 
     try:
         return get_provider(value.strip().lower())
@@ -47,7 +47,7 @@ def whole_number(text: str) -> int:
 def model_argument(value: str) -> str:
     """A model id from the command line; one that looks like a key is a usage error (it
     would be sent and stored in clear), and the message never shows it."""
-    from byok_tui.redaction import model_id_problem
+    from byok_tui.core.redaction import model_id_problem
 
     problem = model_id_problem(value)
     if problem is not None:
@@ -68,7 +68,7 @@ def provider_client(services: Services, timeout: float | None) -> Any:
 def keep_the_ledger(client: ProviderClient, store: Store) -> None:
     """Every request in the log, and every response's rate limits, written at once; a write
     that fails is said on standard error and the reply goes on."""
-    from byok_tui.request_log import keep_what_the_client_reports
+    from byok_tui.spend.request_log import keep_what_the_client_reports
 
     def run(_name: str, what: str, write: Callable[[], object]) -> None:
         try:

@@ -10,15 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from byok_tui.cli.common import whole_number
-from byok_tui.cli.progress import open_with_default_bot
-from byok_tui.errors import ByokError
-from byok_tui.paths import read_bounded
-from byok_tui.services import (
+from byok_tui.app_services.services import (
     Services,
     known_keys,
     remember_every_key,
 )
+from byok_tui.cli.common import whole_number
+from byok_tui.cli.progress import open_with_default_bot
+from byok_tui.core.errors import ByokError
+from byok_tui.core.paths import read_bounded
 from byok_tui.storage.db import Progress
 from byok_tui.storage.store import Store
 
@@ -74,7 +74,7 @@ def add_parsers(commands: Any) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from byok_tui.custom_providers import provider_tables
+    from byok_tui.providers.custom import provider_tables
     from byok_tui.storage.transfer import export_all
 
     if not args.markdown and (args.conversation is not None or args.all):
@@ -95,7 +95,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _export_markdown(services: Services, store: Store, args: argparse.Namespace) -> int:
-    from byok_tui.markdown_export import export_markdown
+    from byok_tui.storage.markdown_export import export_markdown
 
     if args.conversation is None and not any(store.conversations(b.id) for b in store.bots()):
         print("byok-tui: there is no conversation to export yet", file=sys.stderr)
@@ -112,7 +112,7 @@ def _export_markdown(services: Services, store: Store, args: argparse.Namespace)
 
 def _write_private(path: Path, data: bytes) -> None:
     """Write `data` to `path`, readable by the user alone."""
-    from byok_tui.paths import write_private
+    from byok_tui.core.paths import write_private
 
     try:
         write_private(path, data)
@@ -163,8 +163,8 @@ def _progress_bar(what: str) -> Iterator[Progress]:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from byok_tui.custom_providers import import_with_definitions
-    from byok_tui.services import keys_kept_for
+    from byok_tui.app_services.services import keys_kept_for
+    from byok_tui.providers.custom import import_with_definitions
     from byok_tui.storage.transfer import import_all
 
     if args.source is not None:

@@ -15,7 +15,14 @@ import sys
 from typing import Any
 
 from byok_tui.cli.common import provider_argument, usage
-from byok_tui.errors import ByokError
+from byok_tui.core.errors import ByokError
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import (
+    Provider,
+    key_mismatch_warning,
+    provider_ids,
+    providers,
+)
 from byok_tui.keys import KeyStore, entry_name, mask_key, normalize_key, open_key_store
 from byok_tui.keys.base import DEFAULT_LABEL, check_label
 from byok_tui.keys.index import (
@@ -27,13 +34,6 @@ from byok_tui.keys.index import (
     slot_of,
 )
 from byok_tui.keys.overview import key_overview
-from byok_tui.paths import app_paths
-from byok_tui.registry import (
-    Provider,
-    key_mismatch_warning,
-    provider_ids,
-    providers,
-)
 
 
 def add_parser(commands: Any) -> None:
@@ -190,7 +190,7 @@ def _set(args: argparse.Namespace) -> int:
 def _try_command(provider: Provider, command: str) -> None:
     """Run a command just saved, once, to say whether it prints a key (it is kept either
     way: the password manager may be locked now)."""
-    from byok_tui.child_env import child_environment
+    from byok_tui.core.child_env import child_environment
     from byok_tui.keys.command import KeyCommands
 
     try:
@@ -214,8 +214,8 @@ def _warn_if_another_providers(provider: Provider, key: str) -> None:
 def _note_set(provider_id: str, label: str) -> None:
     """When the key was set, for `keys list` (a database that cannot be opened only loses
     that date)."""
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.services import open_services
 
     try:
         open_store(open_services()).key_health.mark_set(provider_id, label)
@@ -253,9 +253,9 @@ def _remove(args: argparse.Namespace) -> int:
 def _list(_args: argparse.Namespace) -> int:
     import time
 
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.key_report import HEADINGS, key_rows
-    from byok_tui.services import open_services
+    from byok_tui.spend.key_report import HEADINGS, key_rows
 
     services = open_services()
     store = services.keys

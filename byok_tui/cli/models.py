@@ -9,12 +9,12 @@ import asyncio
 import sys
 from typing import Any
 
+from byok_tui.app_services.services import Services, open_services
 from byok_tui.cli.common import keep_the_ledger, provider_argument, provider_client
-from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.registry import Provider, providers
 from byok_tui.keys import NoApiKeyError, UnusableKeyError, resolve_key
 from byok_tui.providers.types import ListedModel
-from byok_tui.registry import Provider, providers
-from byok_tui.services import Services, open_services
 
 
 def add_parsers(commands: Any) -> None:
@@ -66,8 +66,8 @@ async def _list_models(
     """Print every model; exit 1 when any discovery failed, with or without --refresh. A
     local runtime that is not running is how most machines are: unless it was asked for
     (-p), it is a note, not a failure."""
+    from byok_tui.app_services.services import model_cache
     from byok_tui.providers.model_cache import refresh_models
-    from byok_tui.services import model_cache
 
     cache = model_cache(services)
     failures = 0

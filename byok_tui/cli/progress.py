@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from byok_tui import services
+from byok_tui.app_services import services
 
 if TYPE_CHECKING:
-    from byok_tui.services import Services
+    from byok_tui.app_services.services import Services
     from byok_tui.storage.store import Store
 
 # An upgrade with fewer messages to index than this says nothing (it takes about a second).

@@ -10,12 +10,12 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from byok_tui.cli.common import usage
-from byok_tui.config import load_config
-from byok_tui.errors import ByokError
-from byok_tui.paths import app_paths
+from byok_tui.core.config import load_config
+from byok_tui.core.errors import ByokError
+from byok_tui.core.paths import app_paths
 
 if TYPE_CHECKING:
-    from byok_tui.custom_providers import CustomDefinition
+    from byok_tui.providers.custom import CustomDefinition
 
 EXAMPLES = """\
 examples:
@@ -91,8 +91,8 @@ def add_parsers(commands: Any) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from byok_tui.custom_providers import CustomDefinition, add_definition
-    from byok_tui.registry import KeyUse
+    from byok_tui.core.registry import KeyUse
+    from byok_tui.providers.custom import CustomDefinition, add_definition
 
     path = app_paths().config_file
     key: KeyUse = "none" if args.no_key else "optional" if args.optional_key else "required"
@@ -122,8 +122,8 @@ def _add(args: argparse.Namespace) -> int:
 def _check_arguments(definition: CustomDefinition) -> None:
     """The definition the arguments make, checked before the config file is read: a problem
     is a usage error (exit 2) naming the option, not the file, which is not written."""
-    from byok_tui.config import ConfigError
-    from byok_tui.custom_providers import parse_definition
+    from byok_tui.core.config import ConfigError
+    from byok_tui.providers.custom import parse_definition
 
     origin = "provider add"
     where = f"{origin}: providers.{definition.id}"
@@ -140,8 +140,8 @@ def _check_arguments(definition: CustomDefinition) -> None:
 
 def _forget_earlier_keys(provider_id: str) -> None:
     """A provider defined anew inherits no key that was set for an earlier one of its id."""
+    from byok_tui.app_services.services import forget_keys_of, open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.services import forget_keys_of, open_services
 
     opened = open_services()
     forgotten = forget_keys_of(opened, open_store(opened), provider_id)
@@ -153,7 +153,7 @@ def _forget_earlier_keys(provider_id: str) -> None:
 
 
 def _list(_args: argparse.Namespace) -> int:
-    from byok_tui.custom_providers import definitions
+    from byok_tui.providers.custom import definitions
 
     path = app_paths().config_file
     found = definitions(load_config(path))
@@ -168,7 +168,7 @@ def _list(_args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from byok_tui.custom_providers import remove_definition
+    from byok_tui.providers.custom import remove_definition
 
     path = app_paths().config_file
     provider_id = args.id.strip().lower()

@@ -8,10 +8,10 @@ import sys
 import time
 from typing import Any
 
+from byok_tui.app_services.services import open_services
 from byok_tui.cli.common import whole_number
 from byok_tui.cli.progress import open_store
-from byok_tui.records import MATCH_END, MATCH_START, SearchHit
-from byok_tui.services import open_services
+from byok_tui.core.records import MATCH_END, MATCH_START, SearchHit
 
 HOW_TO_SEARCH = """\
 what matches:

@@ -7,8 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from byok_tui.errors import ByokError
-from byok_tui.records import ALL_PROVIDERS, Budget, budget_amount
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import ALL_PROVIDERS, Budget, budget_amount
 
 BUDGET_EPILOG = """\
 A budget caps what replies cost per day or per month (local time), for one provider or for
@@ -110,9 +110,9 @@ def _limits(args: argparse.Namespace) -> int:
     import json
     import time
 
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
     from byok_tui.providers.limits import RateLimits, age_in_words
-    from byok_tui.services import open_services
 
     rows = open_store(open_services()).ledger.rate_limits()
     if args.json:
@@ -140,9 +140,9 @@ def _limits(args: argparse.Namespace) -> int:
 def _usage_report(args: argparse.Namespace) -> int:
     import json
 
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.pricing import format_usd
-    from byok_tui.services import open_services
+    from byok_tui.spend.pricing import format_usd
 
     rows = open_store(open_services()).ledger.usage(args.since, args.by)
     if args.json:
@@ -184,9 +184,9 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _set(args: argparse.Namespace) -> int:
-    from byok_tui.budgets import standing_of
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.services import open_services
+    from byok_tui.spend.budgets import standing_of
 
     store = open_store(open_services())
     budget = Budget(args.scope, args.amount, args.per)
@@ -199,9 +199,9 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _list(_args: argparse.Namespace) -> int:
-    from byok_tui.budgets import standing_of
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.services import open_services
+    from byok_tui.spend.budgets import standing_of
 
     store = open_store(open_services())
     budgets = store.ledger.budgets()
@@ -216,8 +216,8 @@ def _list(_args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
+    from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.services import open_services
 
     store = open_store(open_services())
     if not store.ledger.remove_budget(args.scope):

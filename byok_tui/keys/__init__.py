@@ -1,10 +1,11 @@
 """The key store: provider keys under entry names (`app-apikey-<id>`).
 
 Knows nothing of providers: it stores strings under entry names (`app-apikey-<id>`); which
-ids exist is the registry's business. Never logs a key, and never puts one in an error.
+ids exist is the registry's business. Imports nothing but `core/`. Never logs a key, and
+never puts one in an error.
 """
 
-from byok_tui.key_records import KeySource  # where a key came from: plain data
+from byok_tui.core.key_records import KeySource  # where a key came from: plain data
 from byok_tui.keys.base import (
     KeyFileCorruptError,
     KeyStore,

@@ -8,10 +8,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from pathlib import Path
 
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.key_text import check_key
-from byok_tui.key_text import normalize_key as normalize_key  # keys' public name for it
-from byok_tui.redaction import remember_secret
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.key_text import check_key
+from byok_tui.core.key_text import normalize_key as normalize_key  # keys' public name for it
+from byok_tui.core.redaction import remember_secret
 
 log = logging.getLogger(__name__)
 

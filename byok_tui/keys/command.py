@@ -18,10 +18,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.key_text import KeyCharacterError, check_key
-from byok_tui.redaction import REDACTED, redact, remember_secret
-from byok_tui.system import end_process_tree, own_process_group, split_command
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.key_text import KeyCharacterError, check_key
+from byok_tui.core.redaction import REDACTED, redact, remember_secret
+from byok_tui.core.system import end_process_tree, own_process_group, split_command
 
 OP_SHORTHAND = "op://"  # `op://vault/item/field` stands for `op read op://vault/item/field`
 COMMAND_TIMEOUT = 15.0

@@ -16,10 +16,10 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from byok_tui.core.paths import ensure_private_dir, read_bounded
+from byok_tui.core.redaction import remember_secret
+from byok_tui.core.system import lock_exclusively
 from byok_tui.keys.base import INDEX_ENTRY, KeyFileCorruptError, KeyStore, KeyStoreError
-from byok_tui.paths import ensure_private_dir, read_bounded
-from byok_tui.redaction import remember_secret
-from byok_tui.system import lock_exclusively
 
 # Far more keys than anyone has, with their labels; a larger file is not one byok-tui wrote.
 LARGEST_KEY_FILE = 4 * 1024 * 1024

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from byok_tui.errors import ByokError
+from byok_tui.core.errors import ByokError
 from byok_tui.keys.base import DEFAULT_LABEL, INDEX_ENTRY, KeyStore, KeyStoreError, entry_name
 
 LONGEST_COMMAND = 1000

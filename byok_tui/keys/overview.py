@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from byok_tui.key_records import KeyOverview, KeySource, KeyStatus, LabelledKey
+from byok_tui.core.key_records import KeyOverview, KeySource, KeyStatus, LabelledKey
 from byok_tui.keys.base import (
     INDEX_ENTRY,
     KeyStore,

@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from byok_tui.errors import REMEDIES, ByokError, ErrorKind
-from byok_tui.key_records import TAKES_NO_KEY, KeySource
-from byok_tui.key_text import first_bad_character
+from byok_tui.core.errors import REMEDIES, ByokError, ErrorKind
+from byok_tui.core.key_records import TAKES_NO_KEY, KeySource
+from byok_tui.core.key_text import first_bad_character
+from byok_tui.core.redaction import remember_secret
 from byok_tui.keys.base import DEFAULT_LABEL, KeyStore, entry_name, mask_key, normalize_key
 from byok_tui.keys.command import KeyCommands, program_of
 from byok_tui.keys.index import KeyIndex, read_index
-from byok_tui.redaction import remember_secret
 
 log = logging.getLogger(__name__)
 

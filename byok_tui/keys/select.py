@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from byok_tui.core.paths import AppPaths
 from byok_tui.keys.base import KeyStore, KeyStoreError
-from byok_tui.paths import AppPaths
 
 KEYSTORE_ENV = "BYOK_TUI_KEYSTORE"
 _CHOICES = ("auto", "keyring", "file")

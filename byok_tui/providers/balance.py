@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from byok_tui.core.registry import Provider
+from byok_tui.core.sanitize import clean_line
 from byok_tui.providers.errors import protocol_error
-from byok_tui.registry import Provider
-from byok_tui.sanitize import clean_line
 
 BalanceFigure = float | int | str | bool | None
 

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from byok_tui import __version__
-from byok_tui.config import Config
-from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.core.config import Config
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.records import KeySource
+from byok_tui.core.registry import Provider, key_mismatch_warning
 from byok_tui.keys import KeyStore, NoApiKeyError, ResolvedKey, resolve_key
 from byok_tui.keys.base import fingerprint
 from byok_tui.keys.command import KeyCommands
@@ -45,9 +47,8 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import HttpCall, carry_key, family, load_json
-from byok_tui.records import KeySource
-from byok_tui.registry import Provider, key_mismatch_warning
+from byok_tui.providers.wire import family
+from byok_tui.providers.wire.common import HttpCall, carry_key, load_json
 
 if TYPE_CHECKING:
     import httpx
@@ -92,7 +93,7 @@ class ProviderClient:
         self._environ = os.environ if environ is None else environ
         self._timeouts = timeouts or Timeouts()
         self._pacer = RequestPacer()
-        from byok_tui.child_env import child_environment
+        from byok_tui.core.child_env import child_environment
 
         # Key commands run with no provider key in their environment.
         self.key_commands = KeyCommands(
@@ -169,9 +170,9 @@ class ProviderClient:
         """Read the keys the store holds now, so that the redaction layer knows one set since
         start-up (in another terminal) before any text that may hold it is stored. Blocking:
         call it in a worker thread."""
+        from byok_tui.core.registry import key_providers
         from byok_tui.keys import KeyStoreError
         from byok_tui.keys.index import stored_keys
-        from byok_tui.registry import key_providers
 
         # A store that cannot be read: the text is kept all the same, and resolving the key
         # then says what is wrong.
@@ -340,7 +341,7 @@ class ProviderClient:
         """Translate transport failures mid-stream into ProviderErrors."""
         import httpx
 
-        from byok_tui.providers import wire
+        from byok_tui.providers.wire import common as wire
 
         characters = 0
         try:

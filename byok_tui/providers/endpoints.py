@@ -13,8 +13,8 @@ import ipaddress
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from byok_tui.config import Config, ConfigError
-from byok_tui.registry import Provider
+from byok_tui.core.config import Config, ConfigError
+from byok_tui.core.registry import Provider
 
 OLLAMA_DEFAULT_PORT = 11434
 

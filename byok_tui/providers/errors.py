@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from byok_tui.errors import REMEDIES, ByokError, ErrorKind, as_one_line
-from byok_tui.records import LONGEST_WAIT
-from byok_tui.redaction import redact
-from byok_tui.registry import Provider
-from byok_tui.sanitize import strip_terminal_controls
+from byok_tui.core.errors import REMEDIES, ByokError, ErrorKind, as_one_line
+from byok_tui.core.records import LONGEST_WAIT
+from byok_tui.core.redaction import redact
+from byok_tui.core.registry import Provider
+from byok_tui.core.sanitize import strip_terminal_controls
 
 _MAX_PROVIDER_MESSAGE = 500
 

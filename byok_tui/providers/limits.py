@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from byok_tui.redaction import redact
-from byok_tui.sanitize import clean_line
+from byok_tui.core.redaction import redact
+from byok_tui.core.sanitize import clean_line
 
 _RATE_HEADER = re.compile(r"^(x-ratelimit-|anthropic-ratelimit-|retry-after$)")
 _MOST_HEADERS = 24

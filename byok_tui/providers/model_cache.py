@@ -14,12 +14,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.paths import ensure_private_dir, read_bounded
+from byok_tui.core.paths import ensure_private_dir, read_bounded
 from byok_tui.providers.types import ListedModel
 
 if TYPE_CHECKING:
+    from byok_tui.core.registry import Provider
     from byok_tui.providers.client import ProviderClient
-    from byok_tui.registry import Provider
 
 CACHE_VERSION = 1
 

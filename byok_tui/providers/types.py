@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 
 Role = Literal["user", "assistant"]
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass, replace
 
 from textual.message import Message
 
-from byok_tui.app_data import AppData
-from byok_tui.records import Bot, BotConfig
-from byok_tui.redaction import REDACTED
-from byok_tui.registry import get_provider
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.records import Bot, BotConfig
+from byok_tui.core.redaction import REDACTED
+from byok_tui.core.registry import get_provider
 from byok_tui.screens.dialogs import TextDialog
 from byok_tui.widgets.config_pane import ConfigPane
 

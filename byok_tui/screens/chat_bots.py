@@ -11,19 +11,19 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
-from byok_tui.errors import ByokError
-from byok_tui.records import BotConfig
-from byok_tui.registry import get_provider
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import BotConfig
+from byok_tui.core.registry import get_provider
 from byok_tui.screens.chat_messages import BotCreated, BotDeleted
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from byok_tui.screens.chat import ChatScreen
+    from byok_tui.screens.chat_host import ChatHost
 
 
 class BotActions:
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: ChatHost) -> None:
         self._screen = screen
 
     def new(self) -> None:

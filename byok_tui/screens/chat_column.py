@@ -32,17 +32,20 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from byok_tui.app_data import AppData
-from byok_tui.attachments import Attachment, AttachmentError
-from byok_tui.conversation import title_for
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.fallbacks import (
+from byok_tui.app_services.app_data import AppData
+from byok_tui.chat.send_schedule import SendSchedule
+from byok_tui.core.attachments import Attachment, AttachmentError
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.records import Bot, BotConfig, Conversation, Draft, TranscriptPage
+from byok_tui.core.redaction import secrets_in
+from byok_tui.core.titles import title_for
+from byok_tui.providers.errors import ProviderError
+from byok_tui.providers.fallbacks import (
     fallback_config,
     falls_back,
     parse_fallback,
     what_happened,
 )
-from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import (
     Done,
     RateLimitWait,
@@ -50,8 +53,6 @@ from byok_tui.providers.types import (
     StreamEvent,
     TextDelta,
 )
-from byok_tui.records import Bot, BotConfig, Conversation, Draft, TranscriptPage
-from byok_tui.redaction import secrets_in
 from byok_tui.screens.chat_composer import ChatComposer
 from byok_tui.screens.chat_messages import (
     HistoryNotice,
@@ -66,7 +67,6 @@ from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.screens.reply_relay import ReplyRelay
-from byok_tui.send_schedule import SendSchedule
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.attachment_chips import AttachmentChips
 from byok_tui.widgets.composer import Composer

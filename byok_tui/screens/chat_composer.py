@@ -16,9 +16,9 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import TextArea
 
-from byok_tui.app_data import AppData
-from byok_tui.errors import ByokError
-from byok_tui.records import Draft
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import Draft
 from byok_tui.widgets.composer import Composer
 
 ESTIMATE_PAUSE = 0.3  # seconds of no typing before the draft's cost is estimated

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from byok_tui.errors import ByokError
-from byok_tui.records import Conversation, SearchHit
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import Conversation, SearchHit
 from byok_tui.screens.chat_messages import OlderConversationsRead
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from byok_tui.screens.chat import ChatScreen
+    from byok_tui.screens.chat_host import ChatHost
 
 
 class ConversationActions:
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: ChatHost) -> None:
         self._screen = screen
         self._searched = ""  # the last search, offered again by ctrl+f
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from textual.message import Message
 
-from byok_tui.attachments import Attachment
-from byok_tui.chat_state import ChatState, KeyInUse
-from byok_tui.errors import ByokError
-from byok_tui.key_records import KeyOverview
-from byok_tui.records import Conversation, Spend, TranscriptPage
+from byok_tui.app_services.chat_state import ChatState, KeyInUse
+from byok_tui.core.attachments import Attachment
+from byok_tui.core.errors import ByokError
+from byok_tui.core.key_records import KeyOverview
+from byok_tui.core.records import Conversation, Spend, TranscriptPage
 
 
 @dataclass

@@ -12,20 +12,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from byok_tui.chat_state import ChatState, KeyInUse
-from byok_tui.errors import ByokError
-from byok_tui.key_records import KeyOverview
-from byok_tui.registry import get_provider
+from byok_tui.app_services.chat_state import ChatState, KeyInUse
+from byok_tui.core.errors import ByokError
+from byok_tui.core.key_records import KeyOverview
+from byok_tui.core.registry import get_provider
 from byok_tui.screens.chat_messages import KeyInUseFound, LocalRuntimeChecked, SpendRead
 from byok_tui.widgets.sidebar import Sidebar
 from byok_tui.widgets.transcript import EMPTY_HINT, Transcript
 
 if TYPE_CHECKING:
-    from byok_tui.screens.chat import ChatScreen
+    from byok_tui.screens.chat_host import ChatHost
 
 
 class ChatStatus:
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: ChatHost) -> None:
         self._screen = screen
         # Whether each local runtime answered its probe (a provider not probed is not here).
         self.local_running: dict[str, bool] = {}
@@ -130,7 +130,7 @@ class ChatStatus:
     # The local runtime, asked once at start-up whether it runs -----------------------------
 
     def check_local_runtime(self) -> None:
-        from byok_tui.registry import providers
+        from byok_tui.core.registry import providers
 
         # Only the built-in runtime: a server the user defined is called when they use it.
         local = [p for p in providers() if not p.needs_key and not p.custom]

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from textual import work
 from textual.message import Message
 
-from byok_tui.app_data import AppData
-from byok_tui.errors import ByokError
-from byok_tui.records import Conversation, TranscriptPage
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import Conversation, TranscriptPage
 from byok_tui.screens.chat_messages import EarlierRead, NewestRead
 from byok_tui.widgets.transcript import Transcript
 

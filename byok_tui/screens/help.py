@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from byok_tui.bindings import (
+from byok_tui.core.bindings import (
     APP_KEYS,
     BOT_COMMANDS,
     CHAT_KEYS,

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from byok_tui.errors import ByokError
-from byok_tui.redaction import redact_keys
+from byok_tui.core.errors import ByokError
+from byok_tui.core.redaction import redact_keys
 from byok_tui.screens.dialogs import TextDialog
 from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.widgets.composer import Composer
@@ -22,13 +22,13 @@ from byok_tui.widgets.message_views import ContinueWanted, RegenerateWanted, Rep
 from byok_tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from byok_tui.screens.chat import ChatScreen
+    from byok_tui.screens.chat_host import ChatHost
 
 BUSY = "A reply is on its way: wait, or press Escape to stop it."
 
 
 class MessageActions:
-    def __init__(self, screen: ChatScreen) -> None:
+    def __init__(self, screen: ChatHost) -> None:
         self._screen = screen
 
     # Copying -------------------------------------------------------------------------------
@@ -132,7 +132,7 @@ class MessageActions:
 
     def edit_in_editor(self) -> None:
         """Write the message in $VISUAL or $EDITOR; the editor gets no provider keys."""
-        from byok_tui.external_editor import edit_text
+        from byok_tui.core.external_editor import edit_text
 
         screen = self._screen
         composer = screen.query_one(Composer)

@@ -13,9 +13,9 @@ from pathlib import Path
 from textual import work
 from textual.message import Message
 
-from byok_tui.app_data import AppData
-from byok_tui.attachments import NoSuchFile
-from byok_tui.errors import ByokError
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.attachments import NoSuchFile
+from byok_tui.core.errors import ByokError
 from byok_tui.screens.chat_messages import AttachmentRead, AttachmentRefused
 from byok_tui.widgets.attachment_chips import AttachmentChips
 

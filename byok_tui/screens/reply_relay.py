@@ -15,13 +15,13 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from byok_tui.conversation import ReplyEvent, ReplyStarted
-from byok_tui.history import HistoryTrimmed
-from byok_tui.key_failover import KeyFailedOver
-from byok_tui.pricing import usage_line
+from byok_tui.chat.conversation import ReplyEvent, ReplyStarted
+from byok_tui.chat.history import HistoryTrimmed
+from byok_tui.chat.key_failover import KeyFailedOver
+from byok_tui.chat.reply_recorder import ReplyPriced
 from byok_tui.providers.types import Done, ReasoningDelta, StreamEvent, TextDelta, Usage
-from byok_tui.reply_recorder import ReplyPriced
 from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
+from byok_tui.spend.pricing import usage_line
 from byok_tui.widgets.message_views import reply_meta
 from byok_tui.widgets.reply_stream import ReplyStream
 

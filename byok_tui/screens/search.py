@@ -19,10 +19,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from byok_tui.app_data import AppData
-from byok_tui.bindings import SEARCH_KEYS, textual_bindings
-from byok_tui.errors import ByokError
-from byok_tui.records import MATCH_END, MATCH_START, SearchHit
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.bindings import SEARCH_KEYS, textual_bindings
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import MATCH_END, MATCH_START, SearchHit
 
 # Typing pauses this long before the search runs: one search per word, not per key.
 TYPING_PAUSE = 0.12

@@ -20,15 +20,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Header, Input, Label, Static
 
-from byok_tui.app_data import AppData
-from byok_tui.bindings import SETTINGS_KEYS, textual_bindings
-from byok_tui.errors import ByokError
-from byok_tui.key_report import KeyRow
-from byok_tui.pricing import spend_lines
-from byok_tui.records import Budget, Spend
-from byok_tui.redaction import REDACTED
-from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.bindings import SETTINGS_KEYS, textual_bindings
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import Budget, Spend
+from byok_tui.core.redaction import REDACTED
+from byok_tui.core.registry import Provider, get_provider, key_mismatch_warning, providers
 from byok_tui.screens.dialogs import ConfirmDialog
+from byok_tui.spend.key_report import KeyRow
+from byok_tui.spend.pricing import spend_lines
 from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.key_field import KeyField

@@ -29,8 +29,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.widgets.text_area import Selection
 
-from byok_tui.key_records import KeyOverview
-from byok_tui.registry import providers
+from byok_tui.core.key_records import KeyOverview
+from byok_tui.core.registry import providers
 from byok_tui.screens.side_panes import TINY
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.provider_rows import pending_label, provider_label

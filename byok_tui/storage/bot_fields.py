@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.records import BotConfig
-from byok_tui.registry import CUSTOM_ID, UnknownProviderError, get_provider
-from byok_tui.sanitize import clean_line, has_terminal_controls
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.records import BotConfig
+from byok_tui.core.registry import CUSTOM_ID, UnknownProviderError, get_provider
+from byok_tui.core.sanitize import clean_line, has_terminal_controls
 
 NAME_MAX = 100
 MODEL_MAX = 200
@@ -80,7 +80,7 @@ def _text(data: dict[str, Any], field: str, limit: int, *, required: bool) -> st
 
 def _fallbacks(value: Any) -> tuple[str, ...]:
     """A bot's fallbacks from outside: a short list of `provider:model`, providers known."""
-    from byok_tui.fallbacks import MOST_FALLBACKS, parse_fallbacks
+    from byok_tui.providers.fallbacks import MOST_FALLBACKS, parse_fallbacks
 
     if not isinstance(value, list) or len(value) > MOST_FALLBACKS:
         raise BotInputError(f"the bot's fallbacks must be a list of at most {MOST_FALLBACKS}")

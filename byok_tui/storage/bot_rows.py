@@ -12,11 +12,11 @@ import time
 import uuid
 from dataclasses import replace
 
-from byok_tui.errors import ByokError
-from byok_tui.key_text import check_key
-from byok_tui.records import Bot, BotConfig
-from byok_tui.redaction import model_id_problem, remember_secret
-from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.core.errors import ByokError
+from byok_tui.core.key_text import check_key
+from byok_tui.core.records import Bot, BotConfig
+from byok_tui.core.redaction import model_id_problem, remember_secret
+from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.database import Database
 
 DEFAULT_BOT_NAME = "Default"

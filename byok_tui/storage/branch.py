@@ -11,11 +11,11 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from byok_tui.attachments import Attachment, size_label
-from byok_tui.records import Message, TranscriptPage
+from byok_tui.core.attachments import Attachment, size_label
+from byok_tui.core.records import Message, TranscriptPage
 
 if TYPE_CHECKING:
-    from byok_tui.storage.store import Store
+    from byok_tui.storage.database import Database
 
 
 def messages_from(cursor: sqlite3.Cursor) -> list[Message]:
@@ -33,7 +33,7 @@ def messages_from(cursor: sqlite3.Cursor) -> list[Message]:
 
 
 class BranchReader:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self._store = store
 
     def recent_messages(

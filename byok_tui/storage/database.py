@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from byok_tui.errors import ByokError, ErrorKind
+from byok_tui.core.errors import ByokError, ErrorKind
 from byok_tui.storage.db import Progress, connect
 
 
@@ -83,3 +83,17 @@ class Database:
     def _one(self, sql: str, *args: Any) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.connection().execute(sql, args).fetchone()
         return row
+
+    # The settings table: a name and a value, for what the app keeps between starts.
+
+    def settings(self) -> dict[str, str]:
+        rows = self.connection().execute("SELECT name, value FROM settings")
+        return {row["name"]: row["value"] for row in rows}
+
+    def set_setting(self, name: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO settings (name, value) VALUES (?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )

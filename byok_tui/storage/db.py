@@ -21,10 +21,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from byok_tui.errors import ByokError, ErrorKind
-from byok_tui.paths import ensure_private_dir
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.paths import ensure_private_dir
+from byok_tui.core.system import owned_by_someone_else
 from byok_tui.storage import schema
-from byok_tui.system import owned_by_someone_else
 
 log = logging.getLogger(__name__)
 

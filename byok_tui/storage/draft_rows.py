@@ -10,8 +10,8 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 
-from byok_tui.records import Draft
-from byok_tui.redaction import redact_known_secrets
+from byok_tui.core.records import Draft
+from byok_tui.core.redaction import redact_known_secrets
 from byok_tui.storage.database import Database
 
 DRAFT_SETTING = "composer-draft:"

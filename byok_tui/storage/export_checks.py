@@ -11,7 +11,7 @@ import json
 import math
 from typing import Any
 
-from byok_tui.attachments import (
+from byok_tui.core.attachments import (
     IMAGE_TYPES,
     MAX_FILES,
     MAX_IMAGE_BYTES,
@@ -21,9 +21,9 @@ from byok_tui.attachments import (
     check_together,
     image_type,
 )
-from byok_tui.records import Budget
-from byok_tui.redaction import redact_keys, redact_known_secrets
-from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.core.records import Budget
+from byok_tui.core.redaction import redact_keys, redact_known_secrets
+from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError
 
 EXPORT_FORMAT = "byok-tui-export"

@@ -26,12 +26,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from byok_tui.errors import ByokError
-from byok_tui.paths import read_bounded
-from byok_tui.records import BotConfig
-from byok_tui.redaction import redact_keys
-from byok_tui.registry import history_provider
-from byok_tui.sanitize import clean_line
+from byok_tui.core.errors import ByokError
+from byok_tui.core.paths import read_bounded
+from byok_tui.core.records import BotConfig
+from byok_tui.core.redaction import redact_keys
+from byok_tui.core.registry import history_provider
+from byok_tui.core.sanitize import clean_line
 from byok_tui.storage.bot_fields import bot_fields
 from byok_tui.storage.db import Progress
 from byok_tui.storage.export_checks import EXPORT_FORMAT, EXPORT_VERSION, LATEST_TIME, MAX_TEXT
@@ -314,7 +314,7 @@ def _claude(conversation: dict[str, Any], skipped: Counter[str]) -> dict[str, An
 
 
 def _title(found: dict[str, Any]) -> str:
-    from byok_tui.conversation import title_for
+    from byok_tui.core.titles import title_for
 
     title = found["title"]
     if isinstance(title, str) and title.strip():

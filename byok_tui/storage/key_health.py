@@ -11,12 +11,12 @@ import math
 import time
 from typing import TYPE_CHECKING
 
-from byok_tui.records import LONGEST_WAIT, KeyHealth
-from byok_tui.sanitize import clean_line
+from byok_tui.core.records import LONGEST_WAIT, KeyHealth
+from byok_tui.core.sanitize import clean_line
 
 if TYPE_CHECKING:
     from byok_tui.providers.types import RequestRecord
-    from byok_tui.storage.store import Store
+    from byok_tui.storage.database import Database
 
 # A 429 that states no wait: how long the key is left to cool before failover tries it again.
 COOLING_WITHOUT_A_WAIT = 60.0
@@ -55,7 +55,7 @@ def _health(
 
 
 class KeyHealthBook:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self._store = store
 
     def note(self, record: RequestRecord) -> None:

@@ -12,13 +12,13 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from byok_tui.records import Budget
-from byok_tui.redaction import redact
-from byok_tui.sanitize import clean_line
+from byok_tui.core.records import Budget
+from byok_tui.core.redaction import redact
+from byok_tui.core.sanitize import clean_line
 
 if TYPE_CHECKING:
     from byok_tui.providers.types import RequestRecord
-    from byok_tui.storage.store import Store
+    from byok_tui.storage.database import Database
 
 UsageGrouping = Literal["provider", "model", "bot", "key", "day"]
 # What each grouping of `Ledger.usage` names its rows by: (column, SQL expression).
@@ -77,7 +77,7 @@ class ProviderSpend(NamedTuple):
 class Ledger:
     """Reads and writes of the spend tables, through the store's connection per thread."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self._store = store
 
     def spent_since(self, since: float, provider: str | None = None) -> float:

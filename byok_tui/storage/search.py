@@ -13,11 +13,11 @@ import re
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.records import MATCH_END, MATCH_START, SearchHit
-from byok_tui.sanitize import strip_terminal_controls
+from byok_tui.core.records import MATCH_END, MATCH_START, SearchHit
+from byok_tui.core.sanitize import strip_terminal_controls
 
 if TYPE_CHECKING:
-    from byok_tui.storage.store import Store
+    from byok_tui.storage.database import Database
 
 DEFAULT_LIMIT = 50
 SNIPPET_WORDS = 12
@@ -52,7 +52,7 @@ def _hit(row: sqlite3.Row) -> SearchHit:
 
 
 class MessageSearch:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self._store = store
 
     def search(

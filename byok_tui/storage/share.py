@@ -14,8 +14,8 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from byok_tui.records import BotConfig
-from byok_tui.redaction import redact_keys
+from byok_tui.core.records import BotConfig
+from byok_tui.core.redaction import redact_keys
 from byok_tui.storage.bot_fields import BotInputError, CheckedBot, bot_fields, check_bot_fields
 
 SCHEME = "byok-tui"

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from byok_tui.attachments import Attachment, size_label
-from byok_tui.records import Conversation, Message, MessageStatus
-from byok_tui.redaction import redact, redact_keys, redact_known_secrets
-from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.core.attachments import Attachment, size_label
+from byok_tui.core.records import Conversation, Message, MessageStatus
+from byok_tui.core.redaction import redact, redact_keys, redact_known_secrets
+from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_rows import BotRows, NotFoundError
 from byok_tui.storage.branch import BranchReader, messages_from
 from byok_tui.storage.db import Progress
@@ -27,7 +27,7 @@ from byok_tui.storage.ledger import Ledger
 from byok_tui.storage.search import MessageSearch
 
 if TYPE_CHECKING:
-    from byok_tui.pricing import Cost
+    from byok_tui.core.records import Cost
     from byok_tui.providers.types import Usage
 
 # A message the user sent while its conversation was still opening, kept here until it is
@@ -382,10 +382,6 @@ class Store(BotRows, DraftRows):
 
     # Settings ------------------------------------------------------------------------------
 
-    def settings(self) -> dict[str, str]:
-        rows = self.connection().execute("SELECT name, value FROM settings")
-        return {row["name"]: row["value"] for row in rows}
-
     def last_opened(self) -> tuple[int | None, int | None]:
         """(bot id, conversation id) last opened; None where there is none."""
         saved = self.settings().get(LAST_OPENED_SETTING, "").partition(":")
@@ -404,14 +400,6 @@ class Store(BotRows, DraftRows):
     def set_unsent_message(self, text: str) -> None:
         """Keep `text` until it is stored in its conversation; "" when it has been."""
         self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
-
-    def set_setting(self, name: str, value: str) -> None:
-        with self.transaction() as db:
-            db.execute(
-                "INSERT INTO settings (name, value) VALUES (?, ?)"
-                " ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                (name, value),
-            )
 
 
 def _kept(attachment: Attachment) -> bytes:

@@ -19,9 +19,9 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from byok_tui.attachments import Attachment
-from byok_tui.redaction import redact_keys, remember_secret
-from byok_tui.sanitize import clean_line, strip_terminal_controls
+from byok_tui.core.attachments import Attachment
+from byok_tui.core.redaction import redact_keys, remember_secret
+from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 from byok_tui.storage.bot_fields import bot_fields, check_bot_fields
 from byok_tui.storage.bot_rows import insert_bot
 from byok_tui.storage.db import Progress

@@ -9,7 +9,7 @@ from textual.containers import Container
 from textual.message import Message
 from textual.widgets import Button
 
-from byok_tui.attachments import Attachment
+from byok_tui.core.attachments import Attachment
 
 
 class AttachmentChips(Container):

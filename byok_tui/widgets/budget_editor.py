@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Select, Static
 
-from byok_tui.records import ALL_PROVIDERS, Budget, BudgetPeriod, budget_amount
-from byok_tui.registry import key_providers
+from byok_tui.core.records import ALL_PROVIDERS, Budget, BudgetPeriod, budget_amount
+from byok_tui.core.registry import key_providers
 
 
 class BudgetEditor(Vertical):

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from byok_tui.compat import virtual_size_set_by_layout
-from byok_tui.markdown_blocks import CodeBlock
+from byok_tui.widgets.markdown_blocks import CodeBlock
 
 GAP = "  "
 # Past this many rows of targets they are one row that counts the blocks: 1,297 blocks made

@@ -15,7 +15,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from byok_tui.bindings import COMPOSER_KEYS
+from byok_tui.core.bindings import COMPOSER_KEYS
 
 _NEWLINE_KEYS = frozenset(next(k for k in COMPOSER_KEYS if k.action == "newline").keys.split(","))
 
@@ -85,7 +85,7 @@ class Composer(TextArea):
         return editing
 
     async def _on_paste(self, event: events.Paste) -> None:
-        from byok_tui.attachments import pasted_path  # not before the first frame: ~0.7 ms
+        from byok_tui.core.attachments import pasted_path  # not before the first frame: ~0.7 ms
 
         path = pasted_path(event.text)
         if path is None:

@@ -15,12 +15,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Static, TextArea
 
-from byok_tui.errors import ByokError
-from byok_tui.fallbacks import parse_fallbacks
-from byok_tui.pricing import spend_lines
-from byok_tui.records import Bot, BotConfig, Spend
-from byok_tui.redaction import model_id_problem, redact
-from byok_tui.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import Bot, BotConfig, Spend
+from byok_tui.core.redaction import model_id_problem, redact
+from byok_tui.core.registry import Provider, get_provider, key_mismatch_warning, providers
+from byok_tui.providers.fallbacks import parse_fallbacks
+from byok_tui.spend.pricing import spend_lines
 from byok_tui.widgets.key_field import KeyField
 
 # The model list's last entry: not a model, but a way to type any model id (people run

@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Input
 
-from byok_tui.key_text import KeyCharacterError, check_key, normalize_key
+from byok_tui.core.key_text import KeyCharacterError, check_key, normalize_key
 
 
 class KeyField(Horizontal):

@@ -13,7 +13,7 @@ from rich.segment import Segment
 from textual.strip import Strip
 
 from byok_tui.compat import markdown_parsed_by_one_parser
-from byok_tui.markdown_blocks import block_parser, estimated_height
+from byok_tui.widgets.markdown_blocks import block_parser, estimated_height
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions

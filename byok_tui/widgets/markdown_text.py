@@ -27,7 +27,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
-from byok_tui.markdown_blocks import (
+from byok_tui.widgets.markdown_blocks import (
     SETTLE_CHARS,
     CodeBlock,
     block_parser,

@@ -19,13 +19,13 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Button, Collapsible, Static
 
-from byok_tui.bindings import REPLY_KEYS, USER_MESSAGE_KEYS, textual_bindings
 from byok_tui.compat import virtual_size_set_by_layout
-from byok_tui.markdown_blocks import code_blocks, collector_paused
-from byok_tui.pricing import usage_line
-from byok_tui.records import Message as StoredMessage
-from byok_tui.sanitize import strip_terminal_controls
+from byok_tui.core.bindings import REPLY_KEYS, USER_MESSAGE_KEYS, textual_bindings
+from byok_tui.core.records import Message as StoredMessage
+from byok_tui.core.sanitize import strip_terminal_controls
+from byok_tui.spend.pricing import usage_line
 from byok_tui.widgets.code_copies import ReplyMeta, copy_wanted
+from byok_tui.widgets.markdown_blocks import code_blocks, collector_paused
 from byok_tui.widgets.markdown_text import LARGE_CHARS, MarkdownText
 
 CONTINUE_LABEL = "Continue ▸ c"

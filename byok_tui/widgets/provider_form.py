@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Select, Static
 
-from byok_tui.registry import KEY_USES, KeyUse
+from byok_tui.core.registry import KEY_USES, KeyUse
 
 KEY_CHOICES: tuple[tuple[str, KeyUse], ...] = (
     ("takes a key", "required"),

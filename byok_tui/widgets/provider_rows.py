@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from byok_tui.key_records import TAKES_NO_KEY, KeySource, KeyStatus
+from byok_tui.core.key_records import TAKES_NO_KEY, KeySource, KeyStatus
 
 
 def key_state(status: KeyStatus, local_running: bool | None) -> tuple[str, str]:

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
-from byok_tui.registry import Provider
+from byok_tui.core.registry import Provider
 from byok_tui.widgets.key_field import KeyField
 
 

@@ -17,7 +17,7 @@ from time import monotonic
 from textual.screen import Screen
 from textual.widget import Widget
 
-from byok_tui.redaction import StreamRedactor
+from byok_tui.core.redaction import StreamRedactor
 from byok_tui.widgets.markdown_text import BURST_CHARS, STREAM_HEADROOM
 from byok_tui.widgets.message_views import ReplyView
 

@@ -13,12 +13,12 @@ from textual.message import Message
 from textual.widgets import Button, Label, OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from byok_tui.bindings import SIDEBAR_KEYS, textual_bindings
-from byok_tui.records import KeyOverview
+from byok_tui.core.bindings import SIDEBAR_KEYS, textual_bindings
+from byok_tui.core.records import KeyOverview
 from byok_tui.widgets.provider_rows import provider_label
 
 if TYPE_CHECKING:  # the first frame draws the sidebar before the database module is loaded
-    from byok_tui.records import Bot, Conversation
+    from byok_tui.core.records import Bot, Conversation
 
 
 class Sidebar(VerticalScroll):

@@ -18,8 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
-from byok_tui.records import Message as StoredMessage
-from byok_tui.records import TranscriptPage
+from byok_tui.core.records import Message as StoredMessage
+from byok_tui.core.records import TranscriptPage
 from byok_tui.widgets.message_views import (
     Alternatives,
     ErrorBlock,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from textual.widgets import Input, OptionList, Static
 
-from byok_tui.records import BotConfig
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from byok_tui.widgets.config_pane import ConfigPane
 from tests.support.pilot import chat, make_app, settle, state, wait_for

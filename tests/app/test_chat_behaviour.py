@@ -13,13 +13,13 @@ from textual.events import Paste
 from textual.pilot import Pilot
 from textual.widgets import Button, Collapsible
 
-from byok_tui import app_data, chat_state
 from byok_tui.app import ByokApp
-from byok_tui.chat_state import NEWEST_PAGE, PAGE, KeyInUse
+from byok_tui.app_services import app_data, chat_state
+from byok_tui.app_services.chat_state import NEWEST_PAGE, PAGE, KeyInUse
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.screens import chat as chat_screen
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField

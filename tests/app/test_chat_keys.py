@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from byok_tui.app_services.services import AppContext, open_services
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
-from byok_tui.services import AppContext, open_services
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.key_field import KeyField
 from tests.support.pilot import (

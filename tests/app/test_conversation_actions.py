@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from textual.widgets import Button, Input, OptionList
 
-from byok_tui.records import BotConfig
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
-from byok_tui.services import open_services, open_store
 from tests.support.pilot import chat, choose, make_app, settle, state, wait_for
 
 BOT_KEY = "sk-proj-" + "B" * 60

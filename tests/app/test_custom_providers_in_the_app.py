@@ -7,10 +7,10 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Select
 
-from byok_tui.config import load_config
-from byok_tui.custom_providers import CustomDefinition, add_definition, definitions
+from byok_tui.core.config import load_config
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
+from byok_tui.providers.custom import CustomDefinition, add_definition, definitions
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_form import ProviderForm

@@ -14,8 +14,8 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Button
 
-from byok_tui.attachments import Attachment
-from byok_tui.paths import app_paths
+from byok_tui.core.attachments import Attachment
+from byok_tui.core.paths import app_paths
 from byok_tui.screens.chat_composer import ChatComposer
 from tests.support.fake_backend import FakeProviders
 from tests.support.keys import FAKE_KEYS
@@ -203,7 +203,7 @@ async def test_a_file_still_being_read_at_the_end_is_attached_again(
     the next start attaches it."""
     import threading
 
-    from byok_tui.app_data import AppData
+    from byok_tui.app_services.app_data import AppData
 
     report = tmp_path / "report.md"
     report.write_text("slow to read")

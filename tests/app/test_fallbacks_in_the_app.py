@@ -11,10 +11,10 @@ import pytest
 from textual.widgets import Input
 
 from byok_tui.app import ByokApp
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
-from byok_tui.services import open_services, open_store
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.pilot import (
     FakeClock,
@@ -149,9 +149,9 @@ async def test_a_short_wait_is_retried_once_then_the_countdown_starts(
 
 
 async def test_no_countdown_once_text_has_arrived() -> None:
-    from byok_tui.errors import ErrorKind
+    from byok_tui.core.errors import ErrorKind
+    from byok_tui.core.registry import get_provider
     from byok_tui.providers.errors import ProviderError
-    from byok_tui.registry import get_provider
     from tests.support.fake_backend import FakeProviders
     from tests.support.pilot import app_answered_by
 

@@ -60,8 +60,8 @@ async def test_a_confirmation_shows_its_whole_question_in_good_english() -> None
 async def test_sending_one_of_your_keys_anyway_says_how_it_is_kept_and_sent_later() -> None:
     from textual.widgets import Label
 
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
     from byok_tui.screens.dialogs import ConfirmDialog
     from tests.support.pilot import send
 
@@ -81,8 +81,8 @@ async def test_sending_one_of_your_keys_anyway_says_how_it_is_kept_and_sent_late
 async def test_a_title_in_a_dialog_is_shown_as_text_never_run() -> None:
     from textual.widgets import Label
 
+    from byok_tui.app_services.services import open_services, open_store
     from byok_tui.screens.dialogs import ConfirmDialog
-    from byok_tui.services import open_services, open_store
 
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.5")
@@ -100,9 +100,9 @@ async def test_a_title_in_a_dialog_is_shown_as_text_never_run() -> None:
 
 
 async def test_the_local_runtime_has_no_key_field_and_no_key_entry() -> None:
+    from byok_tui.app_services.services import open_services, open_store
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import open_key_store
-    from byok_tui.paths import app_paths
-    from byok_tui.services import open_services, open_store
     from byok_tui.widgets.config_pane import ConfigPane
 
     store = open_store(open_services())
@@ -174,9 +174,9 @@ async def test_a_message_sent_before_any_key_does_not_tie_the_default_bot_to_its
 
 
 async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_added() -> None:
+    from byok_tui.app_services.services import open_services, open_store
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
-    from byok_tui.services import open_services, open_store
     from tests.support.pilot import state
 
     store = open_store(open_services())
@@ -194,8 +194,8 @@ async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_add
 
 
 async def test_a_restart_reopens_the_bot_and_conversation_last_used() -> None:
-    from byok_tui.records import BotConfig
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
+    from byok_tui.core.records import BotConfig
     from tests.support.pilot import choose, state, user_messages
 
     store = open_store(open_services())

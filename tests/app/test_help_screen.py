@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 from textual.widgets import OptionList, Static
 
-from byok_tui.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, COMPOSER_KEYS, SIDEBAR_KEYS
+from byok_tui.core.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, COMPOSER_KEYS, SIDEBAR_KEYS
 from byok_tui.screens.help import HelpScreen
 from byok_tui.widgets.composer import Composer
 from tests.support.pilot import chat, make_app, settle, wait_for

@@ -10,9 +10,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
 
-from byok_tui.chat_state import CONVERSATIONS_PAGE as CONVERSATIONS_SHOWN
-from byok_tui.records import Conversation
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.chat_state import CONVERSATIONS_PAGE as CONVERSATIONS_SHOWN
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.records import Conversation
 from byok_tui.storage.store import Store
 from byok_tui.widgets.sidebar import Sidebar
 from tests.support.pilot import make_app, settle, wait_for

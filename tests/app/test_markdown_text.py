@@ -14,7 +14,7 @@ from rich.markdown import Markdown as RichMarkdown
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from byok_tui.markdown_blocks import (
+from byok_tui.widgets.markdown_blocks import (
     SETTLE_CHARS,
     collector_paused,
     estimated_height,

@@ -7,11 +7,11 @@ import json
 
 from textual.widgets import Button, Input, Select
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.screens.dialogs import TextDialog
 from byok_tui.screens.settings import SettingsScreen
-from byok_tui.services import open_services, open_store
 from tests.support.pilot import chat, make_app, replies, send, settle, state, wait_for
 from tests.support.provider_server import Reply, Seen, openai_reply, provider_server
 

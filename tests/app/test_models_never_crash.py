@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from textual.widgets import Select
 
-from byok_tui.custom_providers import CustomDefinition, add_definition
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.providers.custom import CustomDefinition, add_definition
 from byok_tui.widgets.config_pane import TYPE_A_MODEL_ID
 from tests.support.pilot import chat, choose, make_app, settle, state, wait_for
 

@@ -9,13 +9,13 @@ from collections.abc import Callable, Iterator
 import pytest
 from textual.widgets import OptionList
 
-import byok_tui.app_data
-import byok_tui.chat_state
+import byok_tui.app_services.app_data
+import byok_tui.app_services.chat_state
 import byok_tui.screens.chat
-from byok_tui.chat_state import ChatState
+from byok_tui.app_services.chat_state import ChatState
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from tests.support.fake_backend import FakeProviders
@@ -57,8 +57,8 @@ class SlowLoads:
 
 @pytest.fixture
 def slow_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowLoads]:
-    slow = SlowLoads(byok_tui.chat_state.read_state)
-    monkeypatch.setattr(byok_tui.app_data, "read_state", slow)
+    slow = SlowLoads(byok_tui.app_services.chat_state.read_state)
+    monkeypatch.setattr(byok_tui.app_services.app_data, "read_state", slow)
     yield slow
     slow.release.set()
 

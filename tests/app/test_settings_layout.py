@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.widgets import Input, Label, Static
 
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_settings import ProviderSettings

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
 from byok_tui.widgets.key_field import KeyField
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
@@ -52,8 +52,8 @@ async def test_a_key_set_in_another_terminal_shows_once_a_reply_came_with_it(
 async def test_a_wait_in_the_sidebar_counts_down_and_clears_itself() -> None:
     import time
 
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
 
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
     store = open_store(open_services())
@@ -73,8 +73,8 @@ async def test_a_wait_in_the_sidebar_counts_down_and_clears_itself() -> None:
 async def test_several_unusable_keys_are_one_short_note_on_the_row() -> None:
     import time
 
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
 
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
     store = open_store(open_services())

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from byok_tui.registry import provider_ids
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.registry import provider_ids
 from tests.support.pilot import chat, make_app, settle, state
 
 

@@ -8,8 +8,8 @@ import time
 from rich.text import Text
 from textual.widgets import DataTable, Sparkline, Static
 
+from byok_tui.app_services.services import open_services, open_store
 from byok_tui.screens.spend import RequestsScreen, UsageScreen
-from byok_tui.services import open_services, open_store
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import make_app, settle, wait_for
 from tests.support.spend import a_chat_request, some_spend

@@ -22,13 +22,14 @@ from textual.worker import WorkerFailed
 import byok_tui.app
 import byok_tui.cli
 from byok_tui import launch
+from byok_tui.app_services.services import AppContext, Backend, Services
+from byok_tui.core import startup
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import KeyOverview
+from byok_tui.core.registry import providers
 from byok_tui.keys import KeyStore, entry_name, open_key_store
 from byok_tui.keys.overview import KeySnapshot
-from byok_tui.paths import app_paths
-from byok_tui.records import KeyOverview
-from byok_tui.registry import providers
 from byok_tui.screens.start import StartScreen, StartSidebar
-from byok_tui.services import AppContext, Backend, Services
 from byok_tui.storage.db import Progress
 from byok_tui.widgets.composer import Composer
 from tests.support.fake_backend import FakeProviders
@@ -313,9 +314,9 @@ def loaded_by_the_first_frame() -> set[str]:
 @pytest.mark.parametrize(
     "module",
     [
-        "byok_tui.custom_providers",  # ~1.6 ms: read only when the config file defines one
-        "byok_tui.attachments",  # ~0.7 ms: read when a path is pasted
-        "byok_tui.records",  # bots, conversations, key health...: ~0.5 ms a record's class
+        "byok_tui.providers.custom",  # ~1.6 ms: read only when the config file defines one
+        "byok_tui.core.attachments",  # ~0.7 ms: read when a path is pasted
+        "byok_tui.core.records",  # bots, conversations, key health...: ~0.5 ms a record's class
     ],
 )
 def test_the_first_frame_loads_nothing_it_does_not_draw_with(
@@ -383,21 +384,21 @@ def test_threads_switch_every_half_millisecond_while_the_app_starts(
     monkeypatch.setattr(byok_tui.cli, "main", sys.getswitchinterval)
     before = sys.getswitchinterval()
     try:
-        assert launch.run() == launch.STARTING_SWITCH_INTERVAL == 0.0005
+        assert launch.run() == startup.STARTING_SWITCH_INTERVAL == 0.0005
     finally:
         gc.enable()
         sys.setswitchinterval(before)
 
 
 async def test_threads_switch_at_python_s_default_once_the_chat_screen_is_up() -> None:
-    sys.setswitchinterval(launch.STARTING_SWITCH_INTERVAL)  # as the launcher leaves it
+    sys.setswitchinterval(startup.STARTING_SWITCH_INTERVAL)  # as the launcher leaves it
     try:
         app = make_app()
         async with app.run_test(size=(140, 40)) as pilot:
             await settle(pilot)
-            assert sys.getswitchinterval() == launch.RUNNING_SWITCH_INTERVAL == 0.005
+            assert sys.getswitchinterval() == startup.RUNNING_SWITCH_INTERVAL == 0.005
     finally:
-        sys.setswitchinterval(launch.RUNNING_SWITCH_INTERVAL)
+        sys.setswitchinterval(startup.RUNNING_SWITCH_INTERVAL)
 
 
 @pytest.mark.parametrize(

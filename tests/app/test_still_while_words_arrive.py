@@ -6,8 +6,8 @@ still awaited, and the cursor blinks as it did."""
 from __future__ import annotations
 
 from byok_tui.app import ByokApp
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.widgets.activity_line import ActivityLine
 from byok_tui.widgets.composer import Composer

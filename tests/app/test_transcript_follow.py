@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widget import AwaitMount, Widget
 
-from byok_tui.records import Message, TranscriptPage
+from byok_tui.core.records import Message, TranscriptPage
 from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
 from byok_tui.widgets.message_views import ReplyView, UserMessage
 from byok_tui.widgets.transcript import Transcript

@@ -14,10 +14,10 @@ from textual import events
 from textual.widgets import Button, Input
 
 from byok_tui.app import ByokApp
-from byok_tui.app_data import AppData
-from byok_tui.attachments import Attachment
+from byok_tui.app_services.app_data import AppData
+from byok_tui.core.attachments import Attachment
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.message_views import UserMessage
 from tests.support.fake_backend import FakeProviders

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from byok_tui.attachments import (
+from byok_tui.core.attachments import (
     MAX_FILES,
     MAX_IMAGE_BYTES,
     Attachment,

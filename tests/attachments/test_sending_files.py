@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.attachments import read_attachment
-from byok_tui.conversation import ConversationService
-from byok_tui.paths import app_paths
-from byok_tui.records import Bot, BotConfig, Conversation
-from byok_tui.services import Services, open_services, open_store
+from byok_tui.app_services.services import Services, open_services, open_store
+from byok_tui.chat.conversation import ConversationService
+from byok_tui.core.attachments import read_attachment
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import Bot, BotConfig, Conversation
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.provider_client import client_for
@@ -113,8 +113,8 @@ async def test_files_are_sent_again_with_the_history_and_named_to_a_model_withou
     # Asked of a model that takes no images: the image is named, never dropped unsaid.
     from dataclasses import replace
 
-    from byok_tui.context_window import HistoryReader
-    from byok_tui.registry import get_provider
+    from byok_tui.chat.context_window import HistoryReader
+    from byok_tui.core.registry import get_provider
 
     text_only = replace(bot.config, provider="deepseek", model="deepseek-v4-flash")
     reader = HistoryReader(store, lambda provider, model: None)
@@ -210,7 +210,7 @@ async def test_a_key_of_yours_in_a_text_file_is_neither_stored_nor_sent(
     services, store, bot, conversation = an_openai_conversation()
     services.keys.set(entry_name("openai"), KEY)
     store.bot_key(bot.id)
-    from byok_tui.redaction import remember_secret
+    from byok_tui.core.redaction import remember_secret
 
     remember_secret(KEY)  # as the app does for every stored key
     env_file = tmp_path / "settings.env"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from byok_tui.paths import app_paths
+from byok_tui.core.paths import app_paths
 from byok_tui.storage import schema
 from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import export_all, import_all

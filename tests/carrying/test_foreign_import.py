@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
 from byok_tui.storage.foreign import ForeignFormatError, import_foreign
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli

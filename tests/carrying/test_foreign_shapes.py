@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
 from byok_tui.storage.foreign import ForeignFormatError, import_foreign
 
 JSON = st.recursive(

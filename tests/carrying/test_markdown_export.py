@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.markdown_export import when
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
+from byok_tui.storage.markdown_export import when
 from tests.support.cli import run_cli
 from tests.support.stored import add_cut_reply
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from byok_tui.history import ContextRoom, fit_to_context, turn_tokens
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.chat.history import ContextRoom, fit_to_context, turn_tokens
+from byok_tui.core.records import BotConfig
 from byok_tui.providers.types import ChatMessage
-from byok_tui.records import BotConfig
-from byok_tui.services import open_services, open_store
 
 turns = st.lists(
     st.builds(

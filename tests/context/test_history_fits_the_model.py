@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from byok_tui.conversation import ConversationService
-from byok_tui.history import HistoryTrimmed
+from byok_tui.app_services.services import model_cache, open_services, open_store
+from byok_tui.chat.conversation import ConversationService
+from byok_tui.chat.history import HistoryTrimmed
+from byok_tui.core.records import BotConfig, Budget, Conversation
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore
 from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.keys.index import set_failover
 from byok_tui.providers.model_cache import ModelCache
 from byok_tui.providers.types import ListedModel, Role
-from byok_tui.records import BotConfig, Budget, Conversation
-from byok_tui.registry import get_provider
-from byok_tui.services import model_cache, open_services, open_store
 from byok_tui.storage.branch import BranchReader
 from byok_tui.storage.key_health import KeyHealthBook
 from byok_tui.storage.ledger import Ledger

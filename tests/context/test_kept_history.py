@@ -17,16 +17,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from byok_tui.attachments import Attachment
-from byok_tui.chat_state import PAGE
-from byok_tui.context_window import HistoryReader, SentHistory
+from byok_tui.app_services.chat_state import PAGE
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.chat.context_window import HistoryReader, SentHistory
+from byok_tui.core.attachments import Attachment
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
+from byok_tui.core.registry import Provider, get_provider
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.types import Role
-from byok_tui.records import BotConfig
-from byok_tui.registry import Provider, get_provider
 from byok_tui.screens import chat_column
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.branch import BranchReader
 from byok_tui.storage.store import Store
 from tests.support.fake_backend import FakeProviders
@@ -198,7 +198,7 @@ def test_the_branch_is_walked_once_to_count_what_a_trimmed_send_left_out() -> No
 def test_a_read_heavy_with_files_is_not_kept_in_memory() -> None:
     """Images of up to 5 MB each, dozens of which fit a context: what holds more files than
     KEEP_FILES_BYTES is read afresh at each send rather than held between sends."""
-    from byok_tui.context_window import KEEP_FILES_BYTES
+    from byok_tui.chat.context_window import KEEP_FILES_BYTES
 
     with fresh_store() as store:
         conversation_id = a_conversation(store, 4)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from byok_tui.app_services.services import model_cache, open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.types import ListedModel, Role
-from byok_tui.services import model_cache, open_services, open_store
 from byok_tui.widgets.message_views import ReplyView
 from byok_tui.widgets.transcript import Transcript
 from tests.support.cli import run_cli

@@ -3,7 +3,7 @@ short, by the network or by the length limit, is continued where it stopped."""
 
 from __future__ import annotations
 
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, Reply, openai_reply, sse
 

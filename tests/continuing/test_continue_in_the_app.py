@@ -7,9 +7,9 @@ from __future__ import annotations
 from textual.widgets import Button
 
 from byok_tui.app import ByokApp
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (

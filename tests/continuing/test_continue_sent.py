@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from byok_tui.conversation import ConversationService
-from byok_tui.errors import ByokError
-from byok_tui.providers.wire import CONTINUE_INSTRUCTION
-from byok_tui.records import BotConfig, Conversation, Message
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.chat.conversation import ConversationService
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import BotConfig, Conversation, Message
+from byok_tui.providers.wire.common import CONTINUE_INSTRUCTION
 from byok_tui.storage.store import Store
 from tests.support.family_replies import FAMILIES, family_reply
 from tests.support.provider_client import client_for
@@ -97,7 +97,7 @@ async def test_the_counts_and_cost_of_a_continued_reply_are_those_of_both_reques
     await continue_it(server, "anthropic", conversation, cut.id)
     reply = store.message(cut.id)
     assert (reply.input_tokens, reply.output_tokens) == (109, 24)
-    from byok_tui.pricing import cost_of
+    from byok_tui.spend.pricing import cost_of
 
     first = cost_of("anthropic", "claude-sonnet-4-6", Usage(100, 20)).usd
     second = cost_of("anthropic", "claude-sonnet-4-6", Usage(9, 4)).usd

@@ -13,13 +13,13 @@ from textual.geometry import Offset
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from byok_tui import markdown_blocks
 from byok_tui.app import ByokApp
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.markdown_blocks import CodeBlock, code_blocks
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
+from byok_tui.widgets import markdown_blocks
 from byok_tui.widgets.code_copies import GAP, ReplyMeta
+from byok_tui.widgets.markdown_blocks import CodeBlock, code_blocks
 from byok_tui.widgets.markdown_text import LARGE_CHARS
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.fake_backend import FakeProviders

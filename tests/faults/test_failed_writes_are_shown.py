@@ -10,12 +10,12 @@ from dataclasses import dataclass
 import pytest
 from textual.widgets import Input
 
-from byok_tui.app_data import AppData
+from byok_tui.app_services.app_data import AppData
+from byok_tui.app_services.services import AppContext, open_services
+from byok_tui.core.records import BotConfig, Draft
+from byok_tui.core.registry import get_provider
 from byok_tui.keys.base import KeyStoreError
 from byok_tui.providers.limits import RateLimits
-from byok_tui.records import BotConfig, Draft
-from byok_tui.registry import get_provider
-from byok_tui.services import AppContext, open_services
 from byok_tui.storage.database import StorageError
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import make_app, settle, wait_for

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.conversation import ConversationService
+from byok_tui.chat.conversation import ConversationService
+from byok_tui.chat.reply_recorder import ReplyRecorder
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import Message
 from byok_tui.keys import KeyStore, NoApiKeyError, entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.client import ProviderClient, Timeouts
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import TextDelta
-from byok_tui.records import Message
-from byok_tui.reply_recorder import ReplyRecorder
 from byok_tui.storage.store import Store
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
 from tests.support.terminal import InTerminal

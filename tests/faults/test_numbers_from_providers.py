@@ -11,13 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import LONGEST_WAIT
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.keys.base import fingerprint
-from byok_tui.paths import app_paths
 from byok_tui.providers.errors import retry_after_seconds
 from byok_tui.providers.limits import rate_limits
-from byok_tui.records import LONGEST_WAIT
-from byok_tui.services import open_services, open_store
 from tests.support.cli import run_cli
 from tests.support.pilot import make_app, settle
 from tests.support.provider_server import ProviderServer, Reply

@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
 from byok_tui.storage import db as db_module
 from byok_tui.storage.database import StorageError
 from byok_tui.storage.store import Store

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.redaction import remember_secret
 from byok_tui.keys.command import KeyCommandError, KeyCommands, command_argv, program_of
-from byok_tui.paths import app_paths
-from byok_tui.redaction import remember_secret
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, openai_reply
 
@@ -57,7 +57,7 @@ def test_the_command_runs_without_a_shell_and_without_any_provider_key(tmp_path:
         KeyCommands({}).run(f"true; touch {marker}", "the Groq key")
     assert not marker.exists()
     code = "import os; print('x y' if os.environ.get('GROQ_API_KEY') else 'clean-env-key-0123')"
-    from byok_tui.child_env import child_environment
+    from byok_tui.core.child_env import child_environment
 
     environ = child_environment({"GROQ_API_KEY": KEY, "PATH": "/usr/bin:/bin", "LEAK": OTHER_KEY})
     remember_secret(OTHER_KEY)

@@ -8,9 +8,9 @@ import sys
 
 from textual.widgets import Checkbox, Input, Static
 
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import open_key_store
 from byok_tui.keys.index import read_index
-from byok_tui.paths import app_paths
 from tests.support.cli import run_cli
 from tests.support.pilot import choose, make_app, replies, send, settle, state, wait_for
 from tests.support.provider_server import ProviderServer, openai_reply
@@ -82,7 +82,7 @@ async def test_the_config_pane_gives_a_bot_a_labelled_key() -> None:
 async def test_the_key_line_names_the_key_failover_keeps_the_conversation_on() -> None:
     """With failover on, a conversation stays on the key that last answered it: the pane's
     line says that key, not the default one."""
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
 
     assert run_cli("keys", "set", "openai", stdin="sk-proj-" + "D" * 56).returncode == 0
     personal = "sk-proj-" + "P" * 52 + "Prsn"

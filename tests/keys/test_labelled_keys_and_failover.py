@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.client import ProviderClient
 from tests.support.cli import run_cli
 from tests.support.provider_server import (
@@ -196,9 +196,9 @@ def test_every_key_shows_its_health_after_401_402_and_429() -> None:
 
 def test_a_conversation_stays_on_the_key_that_last_answered_it() -> None:
     """In one conversation, once key work answered, the next message goes to work first."""
-    from byok_tui.conversation import ConversationService
-    from byok_tui.records import BotConfig
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
+    from byok_tui.chat.conversation import ConversationService
+    from byok_tui.core.records import BotConfig
 
     set_keys(failover=True)
     environ: dict[str, str] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
 from byok_tui.keys import KeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
@@ -125,7 +125,7 @@ async def test_a_stream_without_message_stop_is_truncated(
 async def test_models_are_listed_with_display_names(
     server: ProviderServer, store: KeyStore
 ) -> None:
-    from byok_tui.registry import get_provider
+    from byok_tui.core.registry import get_provider
 
     server.reply_with(
         Reply(

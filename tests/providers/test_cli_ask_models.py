@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from byok_tui.paths import app_paths
+from byok_tui.core.paths import app_paths
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, Reply, openai_reply, sse
 

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from byok_tui.config import Config, ConfigError
-from byok_tui.errors import ErrorKind
+from byok_tui.core.config import Config, ConfigError
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore, NoApiKeyError, entry_name
 from byok_tui.providers import client as client_module
 from byok_tui.providers.client import ProviderClient
@@ -17,7 +18,6 @@ from byok_tui.providers.endpoints import base_url
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.types import RateLimitWait, TextDelta
-from byok_tui.registry import get_provider
 from tests.support.provider_client import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
 from tests.support.threads import calls_on_this_thread

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore
 from byok_tui.providers.types import Done
-from byok_tui.registry import get_provider
 from tests.support.family_replies import FAMILIES, family_reply
 from tests.support.provider_client import chat, client_for, text_of
 from tests.support.provider_server import Reply, openai_reply, provider_server

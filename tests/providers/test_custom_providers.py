@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.config import ConfigError, load_config
-from byok_tui.custom_providers import definitions
+from byok_tui.core.config import ConfigError, load_config
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import builtin_providers, key_providers
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.registry import builtin_providers, key_providers
+from byok_tui.providers.custom import definitions
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, Reply, openai_reply
 

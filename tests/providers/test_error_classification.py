@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore
 from byok_tui.providers.errors import ProviderError, classify_http_error, retry_after_seconds
-from byok_tui.registry import get_provider
 from tests.support.provider_client import client_for, collect
 from tests.support.provider_server import ProviderServer, Reply
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from byok_tui.paths import app_paths
+from byok_tui.core.paths import app_paths
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, Reply, openai_reply, provider_server

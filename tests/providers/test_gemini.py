@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.logs import configure_logging
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore
-from byok_tui.logs import configure_logging
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
-from byok_tui.registry import get_provider
 from tests.support.provider_client import chat, client_for, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply
 

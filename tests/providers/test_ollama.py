@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.endpoints import parse_ollama_host
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
-from byok_tui.registry import get_provider
 from tests.support.provider_client import chat, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.registry import get_provider, providers
 from byok_tui.keys import KeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import Done, ReasoningDelta, Usage
-from byok_tui.registry import get_provider, providers
 from tests.support.provider_client import chat, client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, sse
 

@@ -14,7 +14,7 @@ import pytest
 
 from byok_tui.keys import KeyStore
 from byok_tui.providers.client import ProviderClient
-from byok_tui.providers.wire import GATHER_SECONDS
+from byok_tui.providers.wire.common import GATHER_SECONDS
 from tests.support.provider_client import chat, client_for, collect, text_of
 from tests.support.provider_server import ProviderServer, Reply, openai_reply, sse
 

@@ -10,12 +10,12 @@ import json
 import pytest
 from textual.widgets import Input, Select, Static
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
+from byok_tui.core.registry import get_provider, providers
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.errors import SettingOutOfRangeError
-from byok_tui.records import BotConfig
-from byok_tui.registry import get_provider, providers
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.bot_fields import BotInputError, check_bot_fields
 from byok_tui.storage.share import encode_bot_link
 from tests.support.cli import run_cli

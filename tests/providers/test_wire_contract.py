@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from byok_tui.core.registry import Provider, get_provider, providers
 from byok_tui.providers.types import ChatMessage, ChatRequest
-from byok_tui.providers.wire import HttpCall, family
-from byok_tui.registry import Provider, get_provider, providers
+from byok_tui.providers.wire import family
+from byok_tui.providers.wire.common import HttpCall
 
 KEY = "K" * 24
 
@@ -41,7 +42,7 @@ def test_the_wire_code_reads_key_carrier_rather_than_knowing_it() -> None:
 
 
 def test_a_key_carrier_the_wire_code_cannot_follow_is_refused_when_the_registry_loads() -> None:
-    from byok_tui.registry import _key_carrier
+    from byok_tui.core.registry import _key_carrier
 
     for bad in ("cookie:session", "header:", "header:X Key", "body"):
         with pytest.raises(ValueError, match="key_carrier"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 

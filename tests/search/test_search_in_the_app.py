@@ -11,12 +11,12 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
 from byok_tui.app import ByokApp
-from byok_tui.chat_state import NEWEST_PAGE, PAGE, REVEAL_SPAN
+from byok_tui.app_services.chat_state import NEWEST_PAGE, PAGE, REVEAL_SPAN
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.screens.search import SearchScreen
 from byok_tui.screens.start import StartScreen
-from byok_tui.services import open_services, open_store
 from byok_tui.storage import db, schema
 from byok_tui.storage.store import Store
 from byok_tui.widgets.message_views import ReplyView, UserMessage
@@ -296,7 +296,7 @@ async def test_a_search_that_answers_as_its_panel_closes_is_no_crash(
     crash report (4 of 16 random runs of keys and resizes in a terminal did)."""
     import threading
 
-    from byok_tui.app_data import AppData
+    from byok_tui.app_services.app_data import AppData
 
     two_conversations()
     removing = threading.Event()

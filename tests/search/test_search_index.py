@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from byok_tui.paths import app_paths
-from byok_tui.records import MATCH_END, MATCH_START, BotConfig
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import MATCH_END, MATCH_START, BotConfig
 from byok_tui.storage import db, schema
 from byok_tui.storage.search import fts_query
 from byok_tui.storage.store import Store

@@ -7,9 +7,9 @@ import stat
 import subprocess
 import sys
 
-from byok_tui.crash import crash_report
-from byok_tui.paths import app_paths
-from byok_tui.redaction import remember_secret
+from byok_tui.core.crash import crash_report
+from byok_tui.core.paths import app_paths
+from byok_tui.core.redaction import remember_secret
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
 

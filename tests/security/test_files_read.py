@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.attachments import AttachmentError, read_attachment
-from byok_tui.paths import FileReadError, read_bounded
+from byok_tui.core.attachments import AttachmentError, read_attachment
+from byok_tui.core.paths import FileReadError, read_bounded
 from tests.support.cli import run_cli
 
 

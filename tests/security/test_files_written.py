@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from byok_tui.core.paths import app_paths, write_private
 from byok_tui.keys import entry_name
-from byok_tui.paths import app_paths, write_private
 from tests.support.cli import run_cli
 
 KEY = "sk-proj-" + "F" * 60
@@ -23,7 +23,7 @@ EXPORTS = [(), ("--markdown",)]
 @pytest.fixture(autouse=True)
 def a_conversation() -> None:
     """Something for the Markdown export to write."""
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
 
     store = open_store(open_services())
     conversation = store.create_conversation(store.default_bot("groq", "llama").id, "Notes")

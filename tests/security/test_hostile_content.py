@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.keys import KeyStore
 from byok_tui.providers import wire
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import TextDelta
-from byok_tui.sanitize import strip_terminal_controls
 from tests.support.cli import run_cli
 from tests.support.provider_client import client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, sse
@@ -48,7 +48,7 @@ def test_no_control_character_but_newline_and_tab_survives(text: str) -> None:
 
 @given(st.text(st.characters() | st.sampled_from(BIDI_CONTROLS + "\x1b\n\t")))
 def test_a_one_line_field_is_safe_and_on_one_line(text: str) -> None:
-    from byok_tui.sanitize import clean_line
+    from byok_tui.core.sanitize import clean_line
 
     line = clean_line(text)
     assert line == strip_terminal_controls(line) and line == line.strip()

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from byok_tui.core.records import BotConfig
+from byok_tui.core.registry import get_provider
+from byok_tui.core.sanitize import clean_line
 from byok_tui.keys import KeyFileCorruptError, entry_name
 from byok_tui.keys.file_store import FileKeyStore
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.wire import anthropic, gemini, ollama, openai_compat
-from byok_tui.records import BotConfig
-from byok_tui.registry import get_provider
-from byok_tui.sanitize import clean_line
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.export_checks import ExportFormatError
 from byok_tui.storage.store import Store

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select
 
-from byok_tui.config import ConfigError
-from byok_tui.custom_providers import parse_definition
-from byok_tui.errors import ByokError
-from byok_tui.records import BotConfig
-from byok_tui.redaction import model_id_problem, remember_secret
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.config import ConfigError
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import BotConfig
+from byok_tui.core.redaction import model_id_problem, remember_secret
+from byok_tui.providers.custom import parse_definition
 from byok_tui.screens.dialogs import TextDialog
-from byok_tui.services import open_services, open_store
 from tests.support.cli import run_cli
 from tests.support.pilot import chat, make_app, settle, state, wait_for
 from tests.support.provider_server import ProviderServer, openai_reply

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from textual.widgets import OptionList
 
-from byok_tui.key_text import KeyCharacterError, check_key
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.key_text import KeyCharacterError, check_key
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.services import open_services, open_store
 from byok_tui.widgets.key_field import KeyField
 from tests.support.cli import run_cli
 from tests.support.pilot import chat, error_texts, make_app, send, settle, type_into, wait_for

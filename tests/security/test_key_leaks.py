@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
 from byok_tui.storage.share import encode_bot_link
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY

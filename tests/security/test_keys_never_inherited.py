@@ -105,9 +105,9 @@ def test_provider_add_forgets_every_key_kept_for_an_earlier_provider_of_its_id(
 async def test_a_provider_added_in_settings_inherits_no_key_kept_for_its_id(
     server: ProviderServer,
 ) -> None:
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
     from byok_tui.keys.index import read_index, save_key
-    from byok_tui.paths import app_paths
     from byok_tui.widgets.provider_form import ProviderForm
     from tests.support.pilot import make_app, settle, wait_for
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button
 
-from byok_tui.child_env import child_environment
+from byok_tui.core.child_env import child_environment
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.widgets.composer import Composer
 from tests.support.cli import run_cli
@@ -139,7 +139,7 @@ def test_what_is_deleted_leaves_no_text_in_the_databases_free_pages(
     """Whatever SQLite's build default (Debian's deletes securely, many others do not)."""
     import sqlite3
 
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
 
     real_connect = sqlite3.connect
 

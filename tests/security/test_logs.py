@@ -11,10 +11,10 @@ import httpx
 import pytest
 
 from byok_tui.app import build_app
+from byok_tui.core.logs import configure_logging
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import entry_name, open_key_store, resolve_key
-from byok_tui.logs import configure_logging
-from byok_tui.paths import app_paths
-from byok_tui.registry import get_provider
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 from tests.support.loopback import json_server

@@ -11,12 +11,12 @@ import sqlite3
 import pytest
 from textual.widgets import OptionList, Select
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.settings import SettingsScreen
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.share import encode_bot_link
 from byok_tui.widgets.message_views import ReplyView
 from byok_tui.widgets.transcript import Transcript

@@ -7,10 +7,10 @@ import sqlite3
 
 from textual.widgets import Select
 
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.schema import APPLICATION_ID, MIGRATIONS
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.paths import app_paths
+from byok_tui.core.paths import app_paths
 from tests.support.provider_server import Reply, provider_server
 
 KEY = "sk-proj-" + "U" * 60

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from byok_tui.errors import ByokError
-from byok_tui.redaction import (
+from byok_tui.core.errors import ByokError
+from byok_tui.core.redaction import (
     REDACTED,
     Redactor,
     forget_secrets,
@@ -19,7 +19,7 @@ from byok_tui.redaction import (
     redact_known_secrets,
     remember_secret,
 )
-from byok_tui.registry import key_providers
+from byok_tui.core.registry import key_providers
 from tests.support.keys import FAKE_KEYS
 
 SURROUNDINGS = st.text(max_size=80)
@@ -111,7 +111,7 @@ def test_a_title_made_from_a_message_holds_no_piece_of_a_key(
     before: str, key: str, after: str
 ) -> None:
     """Titles are cut to a line: the key is replaced first, so not even its start is kept."""
-    from byok_tui.conversation import title_for
+    from byok_tui.core.titles import title_for
 
     title = title_for(f"{before} {key} {after}")
     assert not any(key[i : i + 12] in title for i in range(len(key) - 11)), title
@@ -190,8 +190,8 @@ def test_a_provider_message_is_redacted_before_it_is_shortened(padding: int) -> 
     few to be known as a piece of it. Redacting first leaves none."""
     import json as json_module
 
+    from byok_tui.core.registry import get_provider
     from byok_tui.providers.errors import classify_http_error
-    from byok_tui.registry import get_provider
 
     key = "odd-mistral-key-value-0123456789"  # 32 characters, of no known shape
     forget_secrets()
@@ -214,7 +214,7 @@ def test_a_key_split_across_streamed_pieces_never_comes_out(
     before: str, key: str, after: str, cuts: list[int]
 ) -> None:
     """However a reply is cut into pieces, what comes out is what redacting it whole gives."""
-    from byok_tui.redaction import StreamRedactor
+    from byok_tui.core.redaction import StreamRedactor
 
     forget_secrets()
     remember_secret(key)
@@ -232,7 +232,7 @@ def test_a_key_split_across_streamed_pieces_never_comes_out(
 
 
 def test_text_with_no_key_in_it_is_held_back_only_as_long_as_it_could_start_one() -> None:
-    from byok_tui.redaction import StreamRedactor
+    from byok_tui.core.redaction import StreamRedactor
 
     forget_secrets()
     remember_secret("sk-proj-ZZZZ" + "Q" * 40)
@@ -248,12 +248,12 @@ def test_any_key_in_any_text_is_a_run_that_could_hold_a_key(
 ) -> None:
     """The send reads the key store before storing a message only when the text could hold
     a key: every provider's key shape must count as one, wherever it stands."""
-    from byok_tui.redaction import could_hold_a_key
+    from byok_tui.core.redaction import could_hold_a_key
 
     assert could_hold_a_key(f"{before} {key} {after}")
 
 
 def test_plain_prose_holds_no_run_that_could_be_a_key() -> None:
-    from byok_tui.redaction import could_hold_a_key
+    from byok_tui.core.redaction import could_hold_a_key
 
     assert not could_hold_a_key("Explain server-sent events in one line, with an example.")

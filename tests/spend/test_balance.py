@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from byok_tui.core.registry import get_provider, providers
 from byok_tui.providers.balance import parse_balance
 from byok_tui.providers.errors import ProviderError
-from byok_tui.registry import get_provider, providers
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, Reply
 
@@ -144,8 +144,8 @@ async def test_settings_checks_the_balance_on_request_and_as_part_of_test_key(
 ) -> None:
     from textual.widgets import Button
 
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
     from tests.support.pilot import make_app, settle, wait_for
 
     open_key_store(app_paths()).set(entry_name("openrouter"), OPENROUTER_KEY)

@@ -9,14 +9,14 @@ from datetime import datetime
 import pytest
 from textual.widgets import Static
 
-from byok_tui.budgets import period_start, standings
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig, Budget, Cost
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.pricing import Cost, format_usd
-from byok_tui.records import BotConfig, Budget
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.settings import SettingsScreen
-from byok_tui.services import open_services, open_store
+from byok_tui.spend.budgets import period_start, standings
+from byok_tui.spend.pricing import format_usd
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for
@@ -192,7 +192,7 @@ async def test_settings_shows_each_providers_spend_by_key_and_its_budgets(db: St
 
 
 async def test_the_local_runtime_is_never_blocked_by_a_budget(db: Store) -> None:
-    from byok_tui.conversation import ConversationService
+    from byok_tui.chat.conversation import ConversationService
     from tests.support.fake_backend import FakeProviders
 
     spent(db, "openai", 9.0, when=time.time())
@@ -208,8 +208,8 @@ async def test_the_local_runtime_is_never_blocked_by_a_budget(db: Store) -> None
 
 
 def test_ask_refused_by_a_budget_names_over_budget_not_the_apps_button() -> None:
+    from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.paths import app_paths
     from tests.support.cli import run_cli
 
     open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "B" * 60)
@@ -234,9 +234,9 @@ def test_budget_set_says_when_it_replaces_one_and_refuses_the_local_runtime() ->
 async def test_each_budget_is_marked_on_its_own_in_the_providers_lines(db: Store) -> None:
     """A $5 monthly budget for all, hardly used, beside a $0 daily one for openai, reached:
     only the second is marked, and it says reached."""
-    from byok_tui.chat_state import read_spend
-    from byok_tui.pricing import spend_lines
-    from byok_tui.services import AppContext, open_services
+    from byok_tui.app_services.chat_state import read_spend
+    from byok_tui.app_services.services import AppContext, open_services
+    from byok_tui.spend.pricing import spend_lines
 
     spent(db, "openai", 0.00005, when=time.time())
     db.ledger.set_budget(Budget("all", 5.0, "month"))

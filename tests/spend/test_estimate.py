@@ -9,21 +9,21 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from textual.widgets import TextArea
 
-import byok_tui.app_data
-import byok_tui.chat_state
-from byok_tui.estimate import Estimate, estimate, estimated_tokens
+import byok_tui.app_services.app_data
+import byok_tui.app_services.chat_state
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.pricing import cost_of
 from byok_tui.providers.types import Usage
-from byok_tui.services import open_services, open_store
+from byok_tui.spend.estimate import Estimate, estimate, estimated_tokens
+from byok_tui.spend.pricing import cost_of
 from tests.support.cli import run_cli
 from tests.support.pilot import choose, make_app, settle, wait_for
 from tests.support.provider_server import ProviderServer
 
 if TYPE_CHECKING:
     from byok_tui.app import ByokApp
-    from byok_tui.records import Conversation
+    from byok_tui.core.records import Conversation
     from byok_tui.storage.store import Store
 
 KEY = "sk-proj-" + "E" * 60
@@ -98,9 +98,9 @@ async def test_the_app_estimates_the_whole_request_while_typing_without_a_reques
 def test_the_estimate_of_a_bot_whose_provider_was_removed_still_counts_its_history() -> None:
     """A provider the user defined, removed since: the estimate counts the history that fits
     the smallest window (as for any provider the registry knows nothing of), never fails."""
-    from byok_tui.app_data import AppData
-    from byok_tui.records import BotConfig
-    from byok_tui.services import AppContext
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext
+    from byok_tui.core.records import BotConfig
 
     context = AppContext.open(open_services())
     bot = context.db.create_bot(BotConfig("Gone", "removed-provider", "some-model"))
@@ -118,8 +118,8 @@ def test_the_estimate_of_a_bot_whose_provider_was_removed_still_counts_its_histo
 def test_editing_a_message_estimates_the_branch_the_edit_would_send() -> None:
     """`e` on the first message: what follows it is not sent with the edit, so it is not
     counted (the estimate said ~50 tokens for a request of ~5)."""
-    from byok_tui.app_data import AppData
-    from byok_tui.services import AppContext
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext
 
     context = AppContext.open(open_services())
     bot = context.db.default_bot("openai", "gpt-5.5")
@@ -168,13 +168,13 @@ async def test_a_draft_typed_while_the_app_opens_its_conversation_is_estimated_o
     than saying nothing until the next key."""
     long_conversation()
     release = threading.Event()
-    read_state = byok_tui.chat_state.read_state
+    read_state = byok_tui.app_services.chat_state.read_state
 
     def held(*args: Any, **kwargs: Any) -> Any:
         release.wait(30)
         return read_state(*args, **kwargs)
 
-    monkeypatch.setattr(byok_tui.app_data, "read_state", held)
+    monkeypatch.setattr(byok_tui.app_services.app_data, "read_state", held)
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press(*"hello")

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from byok_tui.budgets import free_day_start, free_quota
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.screens.dialogs import ConfirmDialog
-from byok_tui.services import open_services, open_store
+from byok_tui.spend.budgets import free_day_start, free_quota
 from tests.support.cli import run_cli
 from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for
 from tests.support.provider_server import ProviderServer, Reply

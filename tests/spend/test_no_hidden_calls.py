@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from textual.widgets import Button
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import key_providers
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.endpoints import override_variable
-from byok_tui.registry import key_providers
-from byok_tui.services import open_services, open_store
 from tests.support.pilot import make_app, settle, wait_for
 from tests.support.provider_client import base_for
 from tests.support.provider_server import ProviderServer, Reply

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from byok_tui.pricing import (
+from byok_tui.core.registry import get_provider
+from byok_tui.providers.types import Usage
+from byok_tui.spend.pricing import (
     FREE_MODEL_PRICE,
     LOCAL_RUNTIME_PRICE,
     NO_USAGE,
@@ -16,8 +18,6 @@ from byok_tui.pricing import (
     format_usd,
     usage_line,
 )
-from byok_tui.providers.types import Usage
-from byok_tui.registry import get_provider
 
 
 def test_a_known_model_is_priced_with_cached_input_at_its_own_price() -> None:
@@ -88,7 +88,7 @@ def test_the_price_data_is_kept_out_of_the_collectors_sight_once_loaded() -> Non
 
     probe = (
         "import gc\n"
-        "from byok_tui.pricing import cost_of\n"
+        "from byok_tui.spend.pricing import cost_of\n"
         "from byok_tui.providers.types import Usage\n"
         "assert gc.get_freeze_count() == 0\n"
         "cost_of('openai', 'gpt-5.5', Usage(10, 0))\n"
@@ -107,7 +107,7 @@ def test_the_price_data_is_kept_out_of_the_collectors_sight_once_loaded() -> Non
 def test_a_key_less_provider_of_the_users_own_is_not_priced_as_free() -> None:
     """`provider add … --no-key` is allowed for a remote https gateway, which may well bill
     its owner: an unknown model there is 'price unknown', never $0 like the local runtime."""
-    from byok_tui.registry import custom_provider, use_custom_providers
+    from byok_tui.core.registry import custom_provider, use_custom_providers
 
     use_custom_providers(
         (custom_provider("gateway", name="GW", base_url="https://gw.example/v1", key="none"),)

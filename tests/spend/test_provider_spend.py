@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from byok_tui.budgets import period_start
+from byok_tui.spend.budgets import period_start
 from byok_tui.storage.store import Store
 
 DAY = period_start("day")

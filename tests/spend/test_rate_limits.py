@@ -8,10 +8,10 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.providers.limits import rate_limits
-from byok_tui.sanitize import strip_terminal_controls
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
 from tests.support.provider_server import ProviderServer, Reply, openai_reply
@@ -98,7 +98,7 @@ def test_ask_keeps_the_limits_the_provider_stated_and_limits_shows_them(
 
 
 async def test_the_app_keeps_the_limits_of_each_reply(server: ProviderServer) -> None:
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
     from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
 
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
@@ -140,7 +140,7 @@ async def test_after_a_reply_that_left_few_requests_the_sidebar_says_so(
 ) -> None:
     from textual.widgets import OptionList
 
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
     from tests.support.pilot import chat, make_app, replies, replying, send, settle, wait_for
 
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
@@ -166,7 +166,7 @@ async def test_after_a_reply_that_left_few_requests_the_sidebar_says_so(
 def test_limits_leaves_out_a_wait_that_is_over_and_aligns_a_long_key_source() -> None:
     import time
 
-    from byok_tui.services import open_services, open_store
+    from byok_tui.app_services.services import open_services, open_store
 
     store = open_store(open_services())
     store.ledger.save_rate_limits("openai", "global", (("retry-after", "30"),))

@@ -8,11 +8,12 @@ from dataclasses import replace
 from typing import Any
 
 from byok_tui.app import ByokApp
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import Cost
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.pricing import Cost, cost_of, format_usd
 from byok_tui.providers.types import Usage
-from byok_tui.services import open_services, open_store
+from byok_tui.spend.pricing import cost_of, format_usd
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
 from tests.support.provider_server import ProviderServer, openai_reply
@@ -81,8 +82,8 @@ async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop
     just after the token counts came must not freeze the screen for it."""
     import threading
 
-    import byok_tui.reply_recorder
-    from byok_tui.conversation import ConversationService
+    import byok_tui.chat.reply_recorder
+    from byok_tui.chat.conversation import ConversationService
     from tests.support.provider_client import client_for
 
     priced_on: list[bool] = []
@@ -91,7 +92,7 @@ async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop
         priced_on.append(threading.current_thread() is threading.main_thread())
         return cost_of(provider, model, usage)
 
-    monkeypatch.setattr(byok_tui.reply_recorder, "cost_of", watched_cost_of)
+    monkeypatch.setattr(byok_tui.chat.reply_recorder, "cost_of", watched_cost_of)
     store = open_store(open_services())
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "stopped")

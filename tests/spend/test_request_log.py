@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.pricing import cost_of
 from byok_tui.providers.client import ProviderClient
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import RequestRecord, TextDelta, Usage
-from byok_tui.registry import get_provider
+from byok_tui.spend.pricing import cost_of
 from tests.support.cli import run_cli
 from tests.support.provider_client import chat, client_for
 from tests.support.provider_server import ProviderServer, Reply, openai_reply

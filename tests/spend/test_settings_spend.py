@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select
 
-from byok_tui.records import Budget
-from byok_tui.services import open_services, open_store
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.records import Budget
 from tests.support.pilot import make_app, settle, wait_for
 
 RATE_HEADERS = (

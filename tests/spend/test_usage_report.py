@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.pricing import cost_of
 from byok_tui.providers.types import Usage
+from byok_tui.spend.pricing import cost_of
 from tests.support.cli import run_cli
 from tests.support.provider_server import ProviderServer, openai_reply
 
@@ -51,8 +51,8 @@ def test_usage_sums_what_ask_was_billed_per_model_and_leaves_unknown_prices_null
 def test_a_send_refused_before_any_request_is_no_request_in_usage() -> None:
     """No key, a budget reached, a key command that failed: nothing was sent, so usage (the
     shell's and F8's, one query) counts no request and no 'price unknown' reply for them."""
-    from byok_tui.services import open_services, open_store
-    from byok_tui.usage_report import read_usage_overview
+    from byok_tui.app_services.services import open_services, open_store
+    from byok_tui.spend.usage_report import read_usage_overview
 
     assert run_cli("ask", "-p", "google", "hi").returncode == 3  # no key: stored as an error
     assert run_cli("keys", "set", "groq", "--command", "false").returncode == 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from byok_tui.paths import app_paths
+from byok_tui.core.paths import app_paths
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.provider_server import Reply, provider_server, sse

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig, KeySource
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import entry_name, open_key_store, resolve_key
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig, KeySource
-from byok_tui.registry import get_provider
 from byok_tui.storage.db import DatabaseError
 from byok_tui.storage.schema import APPLICATION_ID, SCHEMA_VERSION
 from byok_tui.storage.store import Store
@@ -80,7 +80,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from byok_tui.records import BotConfig
+    from byok_tui.core.records import BotConfig
     from byok_tui.storage.store import Store
     store = Store(Path(sys.argv[1]))
     bot = store.default_bot("openai", "gpt-5.5")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from byok_tui.records import Draft
+from byok_tui.core.records import Draft
 from byok_tui.storage.draft_rows import DRAFT_SETTING
 from byok_tui.storage.store import Store
 
@@ -115,8 +115,8 @@ def test_two_starts_at_the_same_moment_never_both_give_back_a_draft() -> None:
 def test_two_runs_starting_together_do_not_both_get_an_ended_runs_draft() -> None:
     """Two byok-tui started together (a terminal multiplexer restoring its panes) after one
     that quit with a draft: the draft comes back in one of them, not in both."""
-    from byok_tui.app_data import AppData
-    from byok_tui.services import AppContext, open_services
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext, open_services
 
     first = AppContext.open(open_services())
     first.db.default_bot("openai", "gpt-5.4-mini")
@@ -139,8 +139,8 @@ def test_a_database_that_takes_no_writes_gives_the_drafts_back_unclaimed(
     """A claim is a write: where none can be made, the drafts still come back."""
     import sqlite3
 
-    from byok_tui.app_data import AppData
-    from byok_tui.services import AppContext, open_services
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext, open_services
     from byok_tui.storage.database import StorageError
 
     def refused(self: Store, run: str, ended: object) -> dict[str, Draft]:

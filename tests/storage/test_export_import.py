@@ -7,11 +7,10 @@ from dataclasses import replace
 
 import pytest
 
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig, Cost, Draft
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.pricing import Cost
 from byok_tui.providers.types import Usage
-from byok_tui.records import BotConfig, Draft
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.export_checks import EXPORT_VERSION, ExportFormatError
 from byok_tui.storage.store import Store
@@ -263,7 +262,7 @@ def a_logged_request(store: Store, **changes: object) -> None:
 
 
 def test_the_request_log_and_budgets_survive_export_and_import_merged_by_uuid(tmp_path) -> None:
-    from byok_tui.records import Budget
+    from byok_tui.core.records import Budget
 
     source = Store(tmp_path / "source.sqlite3")
     fill(source)

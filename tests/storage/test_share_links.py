@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from byok_tui.paths import app_paths
-from byok_tui.records import BotConfig
-from byok_tui.registry import Provider, providers
-from byok_tui.sanitize import has_terminal_controls
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import BotConfig
+from byok_tui.core.registry import Provider, providers
+from byok_tui.core.sanitize import has_terminal_controls
 from byok_tui.storage.bot_fields import BotInputError
 from byok_tui.storage.share import MAX_LINK_CHARS, decode_bot_link, encode_bot_link
 from byok_tui.storage.store import Store

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.pilot import CLOSED_PORT

@@ -13,10 +13,10 @@ import sys
 from textual.screen import Screen
 
 from byok_tui.app import ByokApp, build_app, run_until_exit
+from byok_tui.core.logs import configure_logging
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import get_provider
 from byok_tui.keys import open_key_store, resolve_key
-from byok_tui.logs import configure_logging
-from byok_tui.paths import app_paths
-from byok_tui.registry import get_provider
 
 
 class ExplodingScreen(Screen[None]):
@@ -43,10 +43,10 @@ def main() -> int:
     configure_logging(None, stderr_warnings=False)
     app = build_app()
     if sys.argv[1:] == ["worker"]:
-        import byok_tui.app_data
+        import byok_tui.app_services.app_data
 
         # The data service's own name for it (imported from chat_state).
-        setattr(byok_tui.app_data, "read_state", read_a_malformed_database)  # noqa: B010
+        setattr(byok_tui.app_services.app_data, "read_state", read_a_malformed_database)  # noqa: B010
     else:
         app.__class__ = CrashingApp
     return run_until_exit(app, headless=True)

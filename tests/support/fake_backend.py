@@ -14,7 +14,10 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 
-from byok_tui.errors import ByokError
+from byok_tui.app_services.services import Services
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import KeySource
+from byok_tui.core.registry import Provider
 from byok_tui.keys import ResolvedKey
 from byok_tui.keys.resolve import BotKeyChoice
 from byok_tui.providers.client import ProviderClient
@@ -27,9 +30,6 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.records import KeySource
-from byok_tui.registry import Provider
-from byok_tui.services import Services
 
 
 @dataclass

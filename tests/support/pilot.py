@@ -16,10 +16,10 @@ from textual.widgets import Input, OptionList
 from textual.worker import WorkerCancelled
 
 from byok_tui.app import ByokApp, build_app
-from byok_tui.chat_state import ChatState
+from byok_tui.app_services.chat_state import ChatState
+from byok_tui.app_services.services import Backend
 from byok_tui.screens.chat import ChatScreen
 from byok_tui.screens.chat_column import ChatColumn
-from byok_tui.services import Backend
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.message_views import ErrorBlock, ReplyView, UserMessage

@@ -6,12 +6,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from byok_tui.core.registry import Provider, get_provider
 from byok_tui.keys import KeyStore, entry_name
 from byok_tui.providers.client import ProviderClient, Timeouts
 from byok_tui.providers.endpoints import override_variable
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import ChatMessage, ChatRequest, StreamEvent, TextDelta
-from byok_tui.registry import Provider, get_provider
 from tests.support.provider_server import ProviderServer
 
 

@@ -7,9 +7,9 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from byok_tui.pricing import Cost
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.records import Cost
 from byok_tui.providers.types import RequestRecord, Usage
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 
 

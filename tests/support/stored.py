@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from byok_tui.app_services.services import open_services, open_store
+from byok_tui.core.paths import app_paths
+from byok_tui.core.records import Conversation, Message
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.paths import app_paths
-from byok_tui.records import Conversation, Message
-from byok_tui.services import open_services, open_store
 from byok_tui.storage.store import Store
 
 

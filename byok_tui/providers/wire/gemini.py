@@ -1,7 +1,7 @@
 """The Gemini API wire format (`streamGenerateContent?alt=sse`).
 
 The key travels in the `key` query parameter (the registry's key_carrier): the one place a
-key is in a URL. That URL is never logged unredacted and never shown (see byok_tui.redaction).
+key is in a URL. That URL is never logged unredacted and never shown (see byok_tui.core.redaction).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
-from byok_tui.errors import ErrorKind
+from byok_tui.core.errors import ErrorKind
+from byok_tui.core.registry import Model, Provider
 from byok_tui.providers.errors import ProviderError, protocol_error, stream_error
 from byok_tui.providers.types import (
     ChatMessage,
@@ -22,7 +23,7 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import (
+from byok_tui.providers.wire.common import (
     HttpCall,
     StreamBody,
     as_int,
@@ -32,7 +33,6 @@ from byok_tui.providers.wire import (
     truncated,
     turns,
 )
-from byok_tui.registry import Model, Provider
 
 
 def _usage(meta: dict[str, Any]) -> Usage:

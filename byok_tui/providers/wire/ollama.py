@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from byok_tui.core.registry import Model, Provider
 from byok_tui.providers.errors import protocol_error, stream_error
 from byok_tui.providers.types import (
     ChatMessage,
@@ -20,7 +21,7 @@ from byok_tui.providers.types import (
     TextDelta,
     Usage,
 )
-from byok_tui.providers.wire import (
+from byok_tui.providers.wire.common import (
     HttpCall,
     StreamBody,
     as_int,
@@ -29,7 +30,6 @@ from byok_tui.providers.wire import (
     ndjson_lines,
     truncated,
 )
-from byok_tui.registry import Model, Provider
 
 
 def _image_fields(message: ChatMessage) -> dict[str, Any]:

@@ -1,0 +1,575 @@
+"""Sending a message in a conversation, with nothing lost.
+
+The user's message is stored before the request leaves; the reply is stored as it arrives
+(flushed at least once a second) and marked partial until it completes, so a crash, a kill
+or a network failure leaves both, with the error stored beside the reply. No Textual here:
+the app and `byok-tui ask` both drive this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import sqlite3
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+from byok_tui.chat.context_window import HistoryReader, ListedContext, SentHistory
+from byok_tui.chat.history import ContextRoom, HistoryTrimmed, check_images, continuable
+from byok_tui.chat.key_failover import (
+    KeyFailedOver,
+    KeyOrder,
+    fails_over,
+    key_words,
+    last_answering_key,
+    what_went_wrong,
+)
+from byok_tui.chat.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
+from byok_tui.core.attachments import Attachment, check_together
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.records import Bot, BotConfig, Conversation, Message, MessageStatus
+from byok_tui.core.redaction import could_hold_a_key
+from byok_tui.core.registry import Provider, UnknownProviderError, get_provider, providers
+from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
+from byok_tui.keys.command import KeyCommandError
+from byok_tui.keys.resolve import BotKeyChoice, NoSuchLabelError
+from byok_tui.providers.client import ProviderClient
+from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
+from byok_tui.providers.types import (
+    ChatMessage,
+    ChatRequest,
+    Done,
+    RateLimitWait,
+    StreamEvent,
+)
+from byok_tui.providers.wire.common import prefills
+from byok_tui.spend.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
+from byok_tui.storage.bot_rows import NotFoundError
+from byok_tui.storage.store import Store
+
+FLUSH_SECONDS = 1.0
+log = logging.getLogger(__name__)
+
+
+class NoModelError(ByokError):
+    """No model is chosen, and the provider has no default (one the user defined, without
+    models): refused before any request."""
+
+    kind = ErrorKind.USAGE
+
+
+def check_model(provider: Provider, model: str) -> None:
+    if not model.strip():
+        raise NoModelError(
+            f"No model chosen for {provider.display_name}",
+            remedy=f"Choose one (ask -m MODEL, or the bot's settings); `byok-tui models "
+            f"{provider.id} --refresh` lists what it serves.",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyStarted:
+    """The reply's row exists; `key` says which key is used (its source, for display)."""
+
+    message: Message
+    key: ResolvedKey
+
+
+# What refuses a send before any request: the message is kept, the reply says why.
+PRE_SEND_ERRORS = (
+    SettingOutOfRangeError,
+    NoModelError,
+    BudgetReachedError,
+    FreeQuotaReachedError,
+    NoApiKeyError,
+    NoSuchLabelError,
+    KeyCommandError,
+    UnusableKeyError,
+)
+
+
+class LengthLimitReached(ByokError):
+    """The reply stopped at the length limit (max tokens): kept, partial, and continuable.
+    Stored beside the reply, and `ask`'s exit status."""
+
+    kind = ErrorKind.TRUNCATED
+
+    def __init__(self, max_tokens: int) -> None:
+        super().__init__(
+            f"The reply reached the length limit ({max_tokens:,} tokens)",
+            remedy="Continue it where it stopped (c on the reply, or ask --continue), or "
+            "raise the bot's max tokens.",
+        )
+
+
+ReplyEvent = ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver | HistoryTrimmed
+
+
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """Who asks, with what settings: the bot, its configuration for this reply (a
+    fallback's, or the model that wrote a reply to continue), and the user's choices."""
+
+    bot: Bot
+    config: BotConfig
+    over_budget: bool
+    key_label: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """A reply about to be asked for: what is sent, to whom, with which keys, and where
+    it is stored."""
+
+    provider: Provider
+    request: ChatRequest
+    key: ResolvedKey
+    order: KeyOrder | None
+    recorder: ReplyRecorder
+    reply: Message
+    left_out: ContextRoom | None  # older messages did not fit the model's context
+
+
+def _provider(config: BotConfig) -> Provider:
+    try:
+        return get_provider(config.provider)
+    except UnknownProviderError as error:  # one the user defined, removed since
+        raise ByokError(str(error), remedy=error.remedy) from None
+
+
+def _request(
+    config: BotConfig, history: tuple[ChatMessage, ...], *, continues: bool = False
+) -> ChatRequest:
+    return ChatRequest(
+        model=config.model,
+        messages=history,
+        system=config.system_prompt or None,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        continues=continues,
+    )
+
+
+class ConversationService:
+    def __init__(
+        self, store: Store, client: ProviderClient, listed: ListedContext | None = None
+    ) -> None:
+        """`listed`: the context window a provider's model list stated for a model."""
+        self._store = store
+        self._client = client
+        self._listed: ListedContext = listed or (lambda provider, model: None)
+        self._history = HistoryReader(store, self._listed)
+
+    def send(
+        self,
+        bot: Bot,
+        conversation: Conversation,
+        text: str | None,
+        *,
+        config: BotConfig | None = None,
+        on_sent: Callable[[], None] | None = None,
+        over_budget: bool = False,
+        key_label: str | None = None,
+        fallback: bool = False,
+        edit_of: int | None = None,
+        regenerate: int | None = None,
+        attachments: Sequence[Attachment] = (),
+    ) -> AsyncGenerator[ReplyEvent, None]:
+        """Store `text` (None: retry the last user message), then stream and store the reply.
+
+        `attachments`: files sent with `text`, kept with it (sent again with the history). An
+        image for a model known to take none, too many files or too large, is refused before
+        anything is stored (AttachmentError).
+
+        `edit_of`: the stored user message `text` is an alternative to; `regenerate` (with
+        `text` None): the reply to answer again. What followed them is kept, as another
+        branch; what is sent is the branch the new message or reply ends.
+
+        `on_sent` is called once the request is on the wire.
+
+        `config` overrides the bot's configuration for this message only; the per-bot key is
+        used only while the provider is the bot's own (a key for one provider is never sent
+        to another). A budget used up refuses the send before any request, unless
+        `over_budget` (the user chose to go over it this once). `key_label`: a labelled key
+        of the provider to send with (`ask --key`), over the bot's own choice.
+
+        With failover on for the provider, a key refused (401, 402, 429) before any text
+        came is replaced by the next usable one (KeyFailedOver says so). `fallback`: `config`
+        is one of the bot's fallbacks (the reply is marked as answered by it).
+        """
+        ask = _Ask(bot, config or bot.config, over_budget, key_label)
+        branch = (edit_of, regenerate)
+        said = (text, tuple(attachments))
+        return self._reply(
+            functools.partial(self._ready_to_send, ask, conversation, said, fallback, branch),
+            on_sent,
+        )
+
+    def history(self, conversation_id: int, config: BotConfig) -> SentHistory:
+        """What a send with `config` would carry of the conversation now (blocking: it reads
+        the database; run it in a worker thread). Kept for the next send, which then reads
+        only the messages added since."""
+        provider = next((p for p in providers() if p.id == config.provider), None)
+        return self._history.read(conversation_id, provider, config)
+
+    def continue_reply(
+        self,
+        bot: Bot,
+        conversation: Conversation,
+        reply_id: int,
+        *,
+        on_sent: Callable[[], None] | None = None,
+        over_budget: bool = False,
+        key_label: str | None = None,
+    ) -> AsyncGenerator[ReplyEvent, None]:
+        """Continue a reply that was cut short (stopped, cut, or at the length limit) where
+        it stopped: asked of the model that wrote it, with the reply as the last turn; the
+        new text is added to the same reply, which is complete once it ends.
+
+        Only the last reply of the branch on screen can be continued. Nothing is stored
+        when the continuation cannot be sent (the reply stays as it was)."""
+        ask = _Ask(bot, bot.config, over_budget, key_label)
+        return self._reply(
+            functools.partial(self._ready_to_continue, ask, conversation, reply_id), on_sent
+        )
+
+    async def _ready_to_send(
+        self,
+        ask: _Ask,
+        conversation: Conversation,
+        said: tuple[str | None, tuple[Attachment, ...]],
+        fallback: bool,
+        branch: tuple[int | None, int | None],
+    ) -> _Ready:
+        store, config = self._store, ask.config
+        # The database is read and written in a worker thread: a conversation of any length
+        # never holds up the screen.
+        await asyncio.to_thread(self._store_said, conversation.id, ask, said, branch)
+        provider = _provider(config)
+
+        def new_reply(status: MessageStatus, key_source: str | None = None) -> Message:
+            return store.add_message(
+                conversation.id,
+                "assistant",
+                "",
+                status=status,
+                provider=provider.id,
+                model=config.model,
+                key_source=key_source,
+                fallback=fallback,
+            )
+
+        try:
+            key = await self._key_to_send(provider, ask)
+        except PRE_SEND_ERRORS as error:
+            # Nothing can be sent: say why, under the message (which is kept).
+            failed = await asyncio.to_thread(new_reply, "error")
+            await asyncio.to_thread(
+                store.save_reply,
+                failed.id,
+                content="",
+                reasoning="",
+                status="error",
+                error_kind=error.kind.value,
+                error_message=error.one_line(),
+            )
+            raise
+        history, order = await asyncio.to_thread(
+            self._history_and_order,
+            conversation.id,
+            provider,
+            config,
+            key,
+            typed=said[0],
+            pinned=ask.key_label is not None,
+        )
+        key = await self._first_usable(key, order)
+        reply = await asyncio.to_thread(new_reply, "partial", key.source_text)
+        request = _request(config, history.turns)
+        recorder = ReplyRecorder(store, reply)
+        return _Ready(provider, request, key, order, recorder, reply, history.left_out)
+
+    def _store_said(
+        self,
+        conversation_id: int,
+        ask: _Ask,
+        said: tuple[str | None, tuple[Attachment, ...]],
+        branch: tuple[int | None, int | None],
+    ) -> None:
+        """Keep what the user said (and the branch it starts), before anything is sent.
+        Files that cannot be sent are refused before anything is stored."""
+        store, config = self._store, ask.config
+        text, attachments = said
+        if branch[0] is not None and not attachments:  # an edit keeps the files it had
+            attachments = tuple(store.branch.attachments_of([branch[0]]).get(branch[0], []))
+        if attachments:
+            check_together(list(attachments))
+            check_images(_provider(config), config.model, attachments)
+        replaced = branch[0] if branch[0] is not None else branch[1]
+        if replaced is not None:  # the new one follows what the replaced one followed
+            store.branch_from(conversation_id, store.message(replaced).parent_id)
+        if text is not None:  # kept first, whatever follows
+            # Any key of the user's in it is stored replaced: the redaction layer must know
+            # keys set since start-up (another terminal) and the bot's own key first. Only
+            # when the text could hold one: a keyring answers each entry over D-Bus.
+            if could_hold_a_key(text):
+                self._client.remember_stored_keys()
+                store.bot_key(ask.bot.id)
+            store.add_message(conversation_id, "user", text, attachments=attachments)
+
+    async def _ready_to_continue(
+        self, ask: _Ask, conversation: Conversation, reply_id: int
+    ) -> _Ready:
+        store = self._store
+        found, last_id = await asyncio.to_thread(self._reply_and_last, conversation.id, reply_id)
+        reply = continuable(found, reply_id, last_id)
+        ask = replace(
+            ask,
+            config=replace(ask.config, provider=reply.provider or "", model=reply.model or ""),
+        )
+        provider = _provider(ask.config)
+        key = await self._key_to_send(provider, ask)
+        # A prefill may not end in whitespace: the model writes it again, so it goes.
+        start = reply.content.rstrip() if prefills(provider) else reply.content
+        history, order = await asyncio.to_thread(
+            self._history_and_order,
+            conversation.id,
+            provider,
+            ask.config,
+            key,
+            last_turn=ChatMessage("assistant", start),
+            pinned=ask.key_label is not None,
+        )
+        key = await self._first_usable(key, order)
+        await asyncio.to_thread(store.set_reply_key_source, reply.id, key.source_text)
+        reply = replace(reply, content=start, key_source=key.source_text)
+        request = _request(ask.config, history.turns, continues=True)
+        recorder = ReplyRecorder(store, reply, continues=True)
+        return _Ready(provider, request, key, order, recorder, reply, history.left_out)
+
+    def _reply_and_last(
+        self, conversation_id: int, reply_id: int
+    ) -> tuple[Message | None, int | None]:
+        """The reply to continue as stored (None: not in this conversation), and the id of
+        the conversation's last message (the reply must be it)."""
+        newest, _whole = self._store.branch.recent_messages(conversation_id, 0)
+        try:
+            reply: Message | None = self._store.message(reply_id)
+        except NotFoundError:
+            reply = None
+        if reply is not None and reply.conversation_id != conversation_id:
+            reply = None
+        return reply, newest[-1].id if newest else None
+
+    async def _key_to_send(self, provider: Provider, ask: _Ask) -> ResolvedKey:
+        """The key a send goes with, once the settings, the model and the budgets allow
+        it, its command run. Raises one of PRE_SEND_ERRORS when nothing can be sent."""
+        key = await asyncio.to_thread(self._checked_key, provider, ask)
+        return await self._client.key_for(provider, key=key)
+
+    def _checked_key(self, provider: Provider, ask: _Ask) -> ResolvedKey:
+        """The key a send goes with, its command not run yet, once the settings, the model
+        and the budgets allow it. Blocking (the budgets' spend is a scan of the period's
+        replies, the key store may be a keyring): run in a worker thread. The per-bot key
+        is used only while the provider is the bot's own."""
+        config, bot = ask.config, ask.bot
+        check_settings(provider, config.temperature, config.max_tokens)
+        check_model(provider, config.model)
+        if provider.needs_key and not ask.over_budget:  # the local runtime costs nothing
+            check_budgets(self._store, provider.id, config.model)
+        own = config.provider == bot.config.provider
+        bot_choice = (
+            BotKeyChoice(self._store.bot_key(bot.id), bot.key_command, bot.key_label)
+            if own
+            else BotKeyChoice()
+        )
+        return self._client.resolve(provider, bot=bot_choice, label=ask.key_label)
+
+    def _history_and_order(
+        self,
+        conversation_id: int,
+        provider: Provider,
+        config: BotConfig,
+        key: ResolvedKey,
+        *,
+        typed: str | None = None,
+        last_turn: ChatMessage | None = None,
+        pinned: bool = False,
+    ) -> tuple[SentHistory, KeyOrder | None]:
+        """What the send carries of the conversation (`typed`, `last_turn`: as for
+        HistoryReader.read), and, with failover on, the keys it may fail over to; none for a
+        key named explicitly (`pinned`: `ask --key`). Blocking (the database, the key store
+        and its index): run in a worker thread."""
+        history = self._history.read(
+            conversation_id, provider, config, typed=typed, last_turn=last_turn
+        )
+        return history, None if pinned else self._key_order(provider, key, history.messages)
+
+    async def _first_usable(self, key: ResolvedKey, order: KeyOrder | None) -> ResolvedKey:
+        """The key to send first: with failover on, the first usable one of `order`. With none
+        usable, the first as it is, and no notice: nothing was failed over."""
+        if order is not None:
+            usable = await self._next_usable(order, list(order.keys))
+            if usable is None:
+                order.notices.clear()
+            key = usable or key
+        return key
+
+    async def _reply(
+        self, ready_up: Callable[[], Awaitable[_Ready]], on_sent: Callable[[], None] | None
+    ) -> AsyncGenerator[ReplyEvent, None]:
+        """Once `ready_up` has stored what comes first, stream the reply and store it as
+        it arrives, however the stream ends."""
+        ready = await ready_up()
+        recorder, key, order = ready.recorder, ready.key, ready.order
+        yield ReplyStarted(ready.reply, key)
+        if order is not None and order.notices:
+            yield KeyFailedOver("; ".join(order.notices), key)
+        # Counting the messages left out walks the whole branch: done beside the stream once
+        # it answers, so that it never holds the request back (on 2 cores the walk slowed
+        # the request by ~4 ms), and said as soon as it is known.
+        counting: asyncio.Task[HistoryTrimmed] | None = None
+        to_count = ready.left_out is not None
+        ended: Done | None = None
+        # Also flush on a timer: text followed by a long silence must not wait in memory.
+        flusher = asyncio.create_task(flush_every_second(recorder))
+        streaming = self._stream(ready.provider, ready.request, key, order, on_sent, ready.reply.id)
+        try:
+            # Closed at once however this ends: closing it closes the connection.
+            async with contextlib.aclosing(streaming):
+                async for event in streaming:
+                    if to_count:
+                        counting, to_count = self._count_left_out(ready), False
+                    if isinstance(event, KeyFailedOver):
+                        yield event
+                        continue
+                    if counting is not None and counting.done():
+                        yield counting.result()
+                        counting = None
+                    recorder.add(event)
+                    if isinstance(event, Done):
+                        ended = event
+                    yield event
+            if counting is not None:
+                yield await counting
+        except ByokError as error:
+            if counting is not None:
+                counting.cancel()
+            flusher.cancel()
+            recorder.finish(
+                "partial" if recorder.text else "error", error.kind.value, error.one_line()
+            )
+            raise
+        except BaseException:  # cancelled by the user (Escape), SIGTERM, or the app quitting
+            if counting is not None:
+                counting.cancel()
+            flusher.cancel()
+            if ended is not None:  # its end had come: only what follows it was stopped
+                recorder.finish(*_how_it_ended(ended, ready.request.max_tokens))
+            else:
+                recorder.finish(
+                    "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
+                )
+            raise
+        flusher.cancel()
+        yield await recorder.finish_in_thread(*_how_it_ended(ended, ready.request.max_tokens))
+
+    def _count_left_out(self, ready: _Ready) -> asyncio.Task[HistoryTrimmed] | None:
+        room = ready.left_out
+        if room is None:
+            return None
+        sent = len(ready.request.messages)
+
+        new_reply = 0 if ready.request.continues else 1  # the reply being written is not sent
+
+        def count() -> HistoryTrimmed:
+            try:
+                total: int | None = (
+                    self._history.branch_length(ready.reply.conversation_id) - new_reply
+                )
+            except sqlite3.Error:  # the notice goes without the count, the reply goes on
+                log.exception("counting the conversation's messages failed")
+                total = None
+            return HistoryTrimmed(sent, total, room.model, room.context_tokens)
+
+        return asyncio.create_task(asyncio.to_thread(count))
+
+    def _key_order(
+        self, provider: Provider, key: ResolvedKey, messages: list[Message]
+    ) -> KeyOrder | None:
+        """The keys this send may fail over to; None while the provider's failover is off."""
+        if not provider.needs_key or not self._client.failover_on(provider):
+            return None
+        return KeyOrder(
+            provider,
+            key,
+            self._client.keys_of(provider),
+            self._store.key_health.of_provider(provider.id),
+            stay_on=last_answering_key(messages),
+        )
+
+    async def _next_usable(
+        self, order: KeyOrder, remaining: list[ResolvedKey]
+    ) -> ResolvedKey | None:
+        """The first of `remaining` (taken from it) whose answers allow sending it, its
+        command run; None when none is left."""
+        while remaining:
+            candidate = remaining.pop(0)
+            try:
+                candidate = await self._client.key_for(order.provider, key=candidate)
+            except ByokError as error:  # its command failed: say so, try the next
+                order.notices.append(f"{order.provider.id} {key_words(candidate)}: {error.message}")
+                continue
+            if order.usable(candidate):
+                return candidate
+        return None
+
+    async def _stream(
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        key: ResolvedKey,
+        order: KeyOrder | None,
+        on_sent: Callable[[], None] | None,
+        reply_id: int,
+    ) -> AsyncGenerator[StreamEvent | KeyFailedOver, None]:
+        """The reply's events; with failover on, a refusal before any text sends the request
+        again with the next usable key, once per key."""
+        remaining = [k for k in order.keys if k.source_text != key.source_text] if order else []
+        while True:
+            arrived = False
+            try:
+                async for event in self._client.stream_chat(
+                    provider, request, key=key, on_sent=on_sent
+                ):
+                    arrived = arrived or not isinstance(event, RateLimitWait)
+                    yield event
+                return
+            except ByokError as error:
+                if arrived or order is None or not fails_over(error):
+                    raise
+                failed = key
+                found = await self._next_usable(order, remaining)
+                if found is None:
+                    raise
+                key = found
+                order.notices.clear()
+                self._store.set_reply_key_source(reply_id, key.source_text)
+                yield KeyFailedOver(
+                    f"{provider.id} {key_words(failed)}: {what_went_wrong(error)}; "
+                    f"sent with {key_words(key)}",
+                    key,
+                )
+
+
+def _how_it_ended(
+    ended: Done | None, max_tokens: int
+) -> tuple[MessageStatus, str | None, str | None]:
+    """A reply's status, error kind and what is said of it, once its stream is over."""
+    if ended is None:
+        return "partial", None, None
+    if ended.at_length_limit:
+        return "partial", ErrorKind.TRUNCATED.value, LengthLimitReached(max_tokens).one_line()
+    return "complete", None, None

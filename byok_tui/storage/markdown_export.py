@@ -1,0 +1,86 @@
+"""A conversation as a Markdown document: its title, then each turn under a heading saying
+who wrote it, with which model, and when. Replies are Markdown already and go in as they are
+(their code fences kept). Reads the store it is given, writes nothing; never a key: each
+document is redacted last.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from byok_tui import __version__
+from byok_tui.core.records import Bot, Conversation, Message
+from byok_tui.core.redaction import redact_keys
+
+if TYPE_CHECKING:
+    from byok_tui.storage.store import Store
+
+DOCUMENTS_BETWEEN = "\n\n---\n\n"
+
+
+def when(timestamp: float) -> str:
+    """A time as the reader's clock shows it: `2026-11-25 10:03`."""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+def _heading(message: Message) -> str:
+    who = ["You"] if message.role == "user" else ["Assistant"]
+    if message.role == "assistant" and (message.provider or message.model):
+        who.append(" ".join(part for part in (message.provider, message.model) if part))
+    return f"### {' · '.join([*who, when(message.created)])}"
+
+
+def _turn(message: Message, attached: list[str]) -> str:
+    parts = [_heading(message)]
+    if message.content:
+        parts.append(message.content.rstrip("\n"))
+    if attached:
+        parts.append(f"*Attached: {', '.join(attached)}*")
+    if message.status == "partial":
+        parts.append("*Partial reply: it stopped before its end.*")
+    if message.error_message:
+        parts.append(f"*Error: {message.error_message}*")
+    return "\n\n".join(parts)
+
+
+def conversation_markdown(
+    conversation: Conversation,
+    bot: Bot,
+    messages: list[Message],
+    attached: dict[int, list[str]] | None = None,
+) -> str:
+    """`messages`: the branch on screen, in order; `attached`: the files each message has
+    (by id), named as on screen (`notes.md · 2 KB`)."""
+    attached = attached or {}
+    about = (
+        f"*{bot.name} · started {when(conversation.created)} · {len(messages)} messages · "
+        f"exported by byok-tui {__version__}*"
+    )
+    turns = [_turn(message, attached.get(message.id, [])) for message in messages]
+    document = "\n\n".join([f"# {conversation.title}", about, *turns]) + "\n"
+    return redact_keys(document)
+
+
+def documents(markdowns: Iterable[str]) -> str:
+    """Several conversations in one document, a rule between them."""
+    return DOCUMENTS_BETWEEN.join(markdown.rstrip("\n") for markdown in markdowns) + "\n"
+
+
+def export_markdown(store: Store, conversation_id: int | None = None) -> str:
+    """One conversation (the branch on screen), or with None every conversation, oldest
+    first, as one Markdown document."""
+    bots = {bot.id: bot for bot in store.bots()}
+    if conversation_id is not None:
+        chosen = [store.conversation(conversation_id)]
+    else:
+        chosen = sorted(
+            (c for bot_id in bots for c in store.conversations(bot_id)), key=lambda c: c.created
+        )
+    return documents(
+        conversation_markdown(
+            c, bots[c.bot_id], store.messages(c.id), store.attachment_labels(c.id)
+        )
+        for c in chosen
+    )
