@@ -774,7 +774,8 @@ async def _send_in_long(env: dict[str, str], server: Any) -> tuple[float, float]
     """In the conversation `env` opens: Enter pressed until the request reaches the server,
     and the longest the event loop stalled from Enter to the reply's end (keys typed then
     would wait that long)."""
-    from byok_tui.screens.chat_column import READ_AHEAD_AFTER, ChatColumn
+    from byok_tui.screens.chat_column import ChatColumn
+    from byok_tui.screens.column_base import READ_AHEAD_AFTER
     from byok_tui.widgets.transcript import Transcript
 
     with environment(env):

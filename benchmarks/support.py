@@ -50,18 +50,18 @@ def compile_like_an_install() -> None:
 
 def fresh_heap() -> None:
     """Before an app is measured in this process: the heap it would have in a process of its
-    own. The app freezes what start-up loaded, once per process (byok_tui/app.py,
-    _run_as_started); the first app measured here froze its own objects, and the apps
+    own. The app freezes what start-up loaded, once per process (byok_tui/core/startup.py,
+    run_as_started); the first app measured here froze its own objects, and the apps
     after it were kept alive through them: each later collection walked them all (opening a
     3 MB reply after the other benchmarks: collections of 150-300 ms, against none above
     25 ms in a process of its own)."""
     import gc
 
-    import byok_tui.app
+    import byok_tui.core.startup
 
     gc.unfreeze()
     gc.collect()
-    byok_tui.app._heap_frozen = False
+    byok_tui.core.startup._heap_frozen = False
 
 
 def forget_drafts(env: dict[str, str]) -> None:

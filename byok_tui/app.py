@@ -9,7 +9,6 @@ non-zero return code.
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import signal
 import sys
@@ -53,9 +52,9 @@ from byok_tui.core.bindings import (
 from byok_tui.core.crash import report_crash
 from byok_tui.core.errors import ByokError
 from byok_tui.core.key_records import KeyOverview
-from byok_tui.core.paths import app_paths, ensure_private_dir, write_private
+from byok_tui.core.paths import app_paths
 from byok_tui.core.registry import providers
-from byok_tui.core.startup import RUNNING_SWITCH_INTERVAL
+from byok_tui.core.startup import run_as_started
 from byok_tui.core.system import forget_signal_handlers, on_hang_up, on_terminate
 from byok_tui.keys import key_file_chosen
 from byok_tui.keys.overview import KeySnapshot, read_keys
@@ -67,9 +66,6 @@ if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from byok_tui.app_services.app_data import AppData
     from byok_tui.app_services.services import AppContext
     from byok_tui.storage.db import Progress
-
-_heap_frozen = False
-
 
 def _open_context(
     services: Services | None,
@@ -90,29 +86,7 @@ def _open_context(
     return AppContext.open(services, backend, progress), keys_read
 
 
-# Objects allocated between two collections of the youngest generation (Python's default is
-# 700). A streamed reply allocates hundreds of thousands of short-lived objects; at 700 the
-# collector ran some 80 times during a 5,000-token reply and a full collection (~12 ms) fell
-# in the middle of it. Higher lets more garbage wait: at 10,000, benchmark 3 kept ~30 MB more
-# than at 700; at 5,000, ~10 MB, for most of the gain.
-GC_YOUNG_THRESHOLD = 5_000
 TERMINATED = 128 + signal.SIGTERM  # the exit status of a process ended by SIGTERM, as `ask`'s
-
-
-def _run_as_started() -> None:
-    """Once the chat screen is up: move everything loaded so far (modules, styles, the
-    screens) out of the collector's sight: it lives as long as the app, and a full collection
-    mid-stream then takes a few ms, not ~35 ms; and collect less often (the heap is frozen
-    once per process: a later app, in tests and benchmarks, must not freeze an earlier one's
-    garbage for good). Threads switch at Python's default interval again."""
-    global _heap_frozen
-    if not _heap_frozen:
-        _heap_frozen = True
-        gc.freeze()
-        _, older, oldest = gc.get_threshold()
-        gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
-    gc.enable()  # off from the start until now (byok_tui/launch.py)
-    sys.setswitchinterval(RUNNING_SWITCH_INTERVAL)  # shorter while starting (launch.py)
 
 
 @dataclass
@@ -249,7 +223,7 @@ class ByokApp(App[None]):
         # Pushed over the start screen: Textual cannot switch away from the default screen.
         overview = message.keys_read[0] if message.keys_read else None
         await self.push_screen(ChatScreen(data, overview, early, clock=self.clock))
-        _run_as_started()
+        run_as_started()
         asked, self._when_started = self._when_started, []
         for action in asked:  # a screen asked for while starting: over the chat screen
             action()
@@ -335,25 +309,15 @@ class ByokApp(App[None]):
 
     def action_export_all_data(self) -> None:
         """Export All Data: bots, conversations, settings, budgets and the request log; no key."""
-        if self._started(self.action_export_all_data) is not None and self._opened is not None:
-            self._export_all_data(self._opened)
+        data = self._started(self.action_export_all_data)
+        if data is not None:
+            self._export_all_data(data)
 
     @work(thread=True, exclusive=True, group="export")
-    def _export_all_data(self, opened: AppContext) -> None:
-        import time
-
-        from byok_tui.app_services.services import known_keys
-        from byok_tui.providers.custom import provider_tables
-        from byok_tui.storage.transfer import export_all
-
-        services, store = opened.services, opened.db
-        folder = services.paths.data_dir / "exports"
+    def _export_all_data(self, data: AppData) -> None:
         try:
-            data = export_all(store, known_keys(services), provider_tables(services.config))
-            ensure_private_dir(folder)
-            path = folder / f"byok-tui-export-{time.strftime('%Y%m%d-%H%M%S')}.json"
-            write_private(path, data, new=True)
-        except (ByokError, OSError) as error:
+            path = data.export_all_data()
+        except ByokError as error:
             self.call_from_thread(self.notify, f"Export failed: {error}", severity="error")
             return
         self.call_from_thread(self.notify, f"Exported (no keys included) to {path}", timeout=10)

@@ -25,7 +25,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -46,6 +46,7 @@ from byok_tui.spend.request_log import keep_what_the_client_reports
 if TYPE_CHECKING:
     from byok_tui.app_services.services import AppContext
     from byok_tui.chat.conversation import ReplyEvent
+    from byok_tui.chat.outgoing import Outgoing
     from byok_tui.core.attachments import Attachment
     from byok_tui.core.records import (
         Bot,
@@ -340,32 +341,13 @@ class AppData:
         self,
         bot: Bot,
         conversation: Conversation,
-        text: str | None,
+        outgoing: Outgoing,
         *,
         on_sent: Callable[[], None] | None = None,
-        over_budget: bool = False,
-        config: BotConfig | None = None,
-        fallback: bool = False,
-        edit_of: int | None = None,
-        regenerate: int | None = None,
-        attachments: Sequence[Attachment] = (),
     ) -> AsyncGenerator[ReplyEvent, None]:
-        """Store `text` and stream the reply (see ConversationService.send). Call it with a
-        bot read by `bot()`, which waited for the writes before it. `config` and `fallback`:
-        one of the bot's fallbacks asked instead of its own provider; `edit_of`,
-        `regenerate`: a new branch."""
-        return self._context.conversations.send(
-            bot,
-            conversation,
-            text,
-            on_sent=on_sent,
-            over_budget=over_budget,
-            config=config,
-            fallback=fallback,
-            edit_of=edit_of,
-            regenerate=regenerate,
-            attachments=attachments,
-        )
+        """Store the message and stream the reply (see ConversationService.send). Call it
+        with a bot read by `bot()`, which waited for the writes before it."""
+        return self._context.conversations.send(bot, conversation, outgoing, on_sent=on_sent)
 
     def read_attachment(self, path: Path) -> Attachment:
         """A file to attach, read and checked (in a worker thread: a file may be large)."""
@@ -391,19 +373,34 @@ class AppData:
         """Write the conversation (the branch on screen) as Markdown to the data folder's
         `exports/`, readable by the user alone, with no key; where it went."""
         from byok_tui.app_services.services import remember_every_key
-        from byok_tui.core.paths import ensure_private_dir, write_private
         from byok_tui.storage.markdown_export import export_markdown
 
         self._settled()
         services, db = self._context.services, self._context.db
         remember_every_key(services, db)  # a copy of any key in a message is redacted too
         text = export_markdown(db, conversation_id)
-        folder = services.paths.data_dir / "exports"
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = folder / f"byok-tui-conversation-{conversation_id}-{stamp}.md"
+        return self._write_export(f"byok-tui-conversation-{conversation_id}", ".md", text.encode())
+
+    def export_all_data(self) -> Path:
+        """Write bots, conversations, settings, budgets and the request log, no key, as JSON
+        to the data folder's `exports/`, readable by the user alone; where it went."""
+        from byok_tui.app_services.services import known_keys
+        from byok_tui.providers.custom import provider_tables
+        from byok_tui.storage.transfer import export_all
+
+        self._settled()
+        services, db = self._context.services, self._context.db
+        data = export_all(db, known_keys(services), provider_tables(services.config))
+        return self._write_export("byok-tui-export", ".json", data)
+
+    def _write_export(self, name: str, suffix: str, data: bytes) -> Path:
+        from byok_tui.core.paths import ensure_private_dir, write_private
+
+        folder = self._context.services.paths.data_dir / "exports"
+        path = folder / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}{suffix}"
         try:
             ensure_private_dir(folder)
-            write_private(path, text.encode("utf-8"), new=True)
+            write_private(path, data, new=True)
         except OSError as error:
             raise ByokError(f"Could not write {path}: {error.strerror}") from None
         return path

@@ -13,7 +13,7 @@ import contextlib
 import functools
 import logging
 import sqlite3
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from byok_tui.chat.context_window import HistoryReader, ListedContext, SentHistory
@@ -21,12 +21,10 @@ from byok_tui.chat.history import ContextRoom, HistoryTrimmed, check_images, con
 from byok_tui.chat.key_failover import (
     KeyFailedOver,
     KeyOrder,
-    fails_over,
-    key_words,
-    last_answering_key,
-    what_went_wrong,
 )
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.chat.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
+from byok_tui.chat.send_keys import Ask, NoModelError, SendKeys
 from byok_tui.core.attachments import Attachment, check_together
 from byok_tui.core.errors import ByokError, ErrorKind
 from byok_tui.core.records import Bot, BotConfig, Conversation, Message, MessageStatus
@@ -34,39 +32,22 @@ from byok_tui.core.redaction import could_hold_a_key
 from byok_tui.core.registry import Provider, UnknownProviderError, get_provider, providers
 from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
 from byok_tui.keys.command import KeyCommandError
-from byok_tui.keys.resolve import BotKeyChoice, NoSuchLabelError
+from byok_tui.keys.resolve import NoSuchLabelError
 from byok_tui.providers.client import ProviderClient
-from byok_tui.providers.errors import SettingOutOfRangeError, check_settings
+from byok_tui.providers.errors import SettingOutOfRangeError
 from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
     Done,
-    RateLimitWait,
     StreamEvent,
 )
 from byok_tui.providers.wire.common import prefills
-from byok_tui.spend.budgets import BudgetReachedError, FreeQuotaReachedError, check_budgets
+from byok_tui.spend.budgets import BudgetReachedError, FreeQuotaReachedError
 from byok_tui.storage.bot_rows import NotFoundError
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
 log = logging.getLogger(__name__)
-
-
-class NoModelError(ByokError):
-    """No model is chosen, and the provider has no default (one the user defined, without
-    models): refused before any request."""
-
-    kind = ErrorKind.USAGE
-
-
-def check_model(provider: Provider, model: str) -> None:
-    if not model.strip():
-        raise NoModelError(
-            f"No model chosen for {provider.display_name}",
-            remedy=f"Choose one (ask -m MODEL, or the bot's settings); `byok-tui models "
-            f"{provider.id} --refresh` lists what it serves.",
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,17 +86,6 @@ class LengthLimitReached(ByokError):
 
 
 ReplyEvent = ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver | HistoryTrimmed
-
-
-@dataclass(frozen=True, slots=True)
-class _Ask:
-    """Who asks, with what settings: the bot, its configuration for this reply (a
-    fallback's, or the model that wrote a reply to continue), and the user's choices."""
-
-    bot: Bot
-    config: BotConfig
-    over_budget: bool
-    key_label: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,49 +131,37 @@ class ConversationService:
         self._client = client
         self._listed: ListedContext = listed or (lambda provider, model: None)
         self._history = HistoryReader(store, self._listed)
+        self._keys = SendKeys(store, client)
 
     def send(
         self,
         bot: Bot,
         conversation: Conversation,
-        text: str | None,
+        outgoing: Outgoing,
         *,
-        config: BotConfig | None = None,
         on_sent: Callable[[], None] | None = None,
-        over_budget: bool = False,
-        key_label: str | None = None,
-        fallback: bool = False,
-        edit_of: int | None = None,
-        regenerate: int | None = None,
-        attachments: Sequence[Attachment] = (),
     ) -> AsyncGenerator[ReplyEvent, None]:
-        """Store `text` (None: retry the last user message), then stream and store the reply.
+        """Store `outgoing.text` (None: retry the last user message), then stream and store
+        the reply (the fields of `Outgoing` say what each choice does).
 
-        `attachments`: files sent with `text`, kept with it (sent again with the history). An
-        image for a model known to take none, too many files or too large, is refused before
-        anything is stored (AttachmentError).
+        Files an image for a model known to take none, too many or too large, are refused
+        before anything is stored (AttachmentError). After an edit or a regeneration what
+        followed is kept, as another branch; what is sent is the branch the new message or
+        reply ends. `on_sent` is called once the request is on the wire.
 
-        `edit_of`: the stored user message `text` is an alternative to; `regenerate` (with
-        `text` None): the reply to answer again. What followed them is kept, as another
-        branch; what is sent is the branch the new message or reply ends.
-
-        `on_sent` is called once the request is on the wire.
-
-        `config` overrides the bot's configuration for this message only; the per-bot key is
-        used only while the provider is the bot's own (a key for one provider is never sent
-        to another). A budget used up refuses the send before any request, unless
-        `over_budget` (the user chose to go over it this once). `key_label`: a labelled key
-        of the provider to send with (`ask --key`), over the bot's own choice.
-
-        With failover on for the provider, a key refused (401, 402, 429) before any text
-        came is replaced by the next usable one (KeyFailedOver says so). `fallback`: `config`
-        is one of the bot's fallbacks (the reply is marked as answered by it).
+        A configuration for this message only uses the per-bot key only while its provider
+        is the bot's own (a key for one provider is never sent to another). A budget used up
+        refuses the send before any request, unless the user chose to go over it. With
+        failover on for the provider, a key refused (401, 402, 429) before any text came is
+        replaced by the next usable one (KeyFailedOver says so).
         """
-        ask = _Ask(bot, config or bot.config, over_budget, key_label)
-        branch = (edit_of, regenerate)
-        said = (text, tuple(attachments))
+        ask = Ask(bot, outgoing.config or bot.config, outgoing.over_budget, outgoing.key_label)
+        branch = (outgoing.edit_of, outgoing.regenerate)
+        said = (outgoing.text, outgoing.attachments)
         return self._reply(
-            functools.partial(self._ready_to_send, ask, conversation, said, fallback, branch),
+            functools.partial(
+                self._ready_to_send, ask, conversation, said, outgoing.fallback, branch
+            ),
             on_sent,
         )
 
@@ -230,14 +188,14 @@ class ConversationService:
 
         Only the last reply of the branch on screen can be continued. Nothing is stored
         when the continuation cannot be sent (the reply stays as it was)."""
-        ask = _Ask(bot, bot.config, over_budget, key_label)
+        ask = Ask(bot, bot.config, over_budget, key_label)
         return self._reply(
             functools.partial(self._ready_to_continue, ask, conversation, reply_id), on_sent
         )
 
     async def _ready_to_send(
         self,
-        ask: _Ask,
+        ask: Ask,
         conversation: Conversation,
         said: tuple[str | None, tuple[Attachment, ...]],
         fallback: bool,
@@ -262,7 +220,7 @@ class ConversationService:
             )
 
         try:
-            key = await self._key_to_send(provider, ask)
+            key = await self._keys.key_to_send(provider, ask)
         except PRE_SEND_ERRORS as error:
             # Nothing can be sent: say why, under the message (which is kept).
             failed = await asyncio.to_thread(new_reply, "error")
@@ -285,7 +243,7 @@ class ConversationService:
             typed=said[0],
             pinned=ask.key_label is not None,
         )
-        key = await self._first_usable(key, order)
+        key = await self._keys.first_usable(key, order)
         reply = await asyncio.to_thread(new_reply, "partial", key.source_text)
         request = _request(config, history.turns)
         recorder = ReplyRecorder(store, reply)
@@ -294,7 +252,7 @@ class ConversationService:
     def _store_said(
         self,
         conversation_id: int,
-        ask: _Ask,
+        ask: Ask,
         said: tuple[str | None, tuple[Attachment, ...]],
         branch: tuple[int | None, int | None],
     ) -> None:
@@ -320,7 +278,7 @@ class ConversationService:
             store.add_message(conversation_id, "user", text, attachments=attachments)
 
     async def _ready_to_continue(
-        self, ask: _Ask, conversation: Conversation, reply_id: int
+        self, ask: Ask, conversation: Conversation, reply_id: int
     ) -> _Ready:
         store = self._store
         found, last_id = await asyncio.to_thread(self._reply_and_last, conversation.id, reply_id)
@@ -330,7 +288,7 @@ class ConversationService:
             config=replace(ask.config, provider=reply.provider or "", model=reply.model or ""),
         )
         provider = _provider(ask.config)
-        key = await self._key_to_send(provider, ask)
+        key = await self._keys.key_to_send(provider, ask)
         # A prefill may not end in whitespace: the model writes it again, so it goes.
         start = reply.content.rstrip() if prefills(provider) else reply.content
         history, order = await asyncio.to_thread(
@@ -342,7 +300,7 @@ class ConversationService:
             last_turn=ChatMessage("assistant", start),
             pinned=ask.key_label is not None,
         )
-        key = await self._first_usable(key, order)
+        key = await self._keys.first_usable(key, order)
         await asyncio.to_thread(store.set_reply_key_source, reply.id, key.source_text)
         reply = replace(reply, content=start, key_source=key.source_text)
         request = _request(ask.config, history.turns, continues=True)
@@ -363,30 +321,6 @@ class ConversationService:
             reply = None
         return reply, newest[-1].id if newest else None
 
-    async def _key_to_send(self, provider: Provider, ask: _Ask) -> ResolvedKey:
-        """The key a send goes with, once the settings, the model and the budgets allow
-        it, its command run. Raises one of PRE_SEND_ERRORS when nothing can be sent."""
-        key = await asyncio.to_thread(self._checked_key, provider, ask)
-        return await self._client.key_for(provider, key=key)
-
-    def _checked_key(self, provider: Provider, ask: _Ask) -> ResolvedKey:
-        """The key a send goes with, its command not run yet, once the settings, the model
-        and the budgets allow it. Blocking (the budgets' spend is a scan of the period's
-        replies, the key store may be a keyring): run in a worker thread. The per-bot key
-        is used only while the provider is the bot's own."""
-        config, bot = ask.config, ask.bot
-        check_settings(provider, config.temperature, config.max_tokens)
-        check_model(provider, config.model)
-        if provider.needs_key and not ask.over_budget:  # the local runtime costs nothing
-            check_budgets(self._store, provider.id, config.model)
-        own = config.provider == bot.config.provider
-        bot_choice = (
-            BotKeyChoice(self._store.bot_key(bot.id), bot.key_command, bot.key_label)
-            if own
-            else BotKeyChoice()
-        )
-        return self._client.resolve(provider, bot=bot_choice, label=ask.key_label)
-
     def _history_and_order(
         self,
         conversation_id: int,
@@ -405,17 +339,7 @@ class ConversationService:
         history = self._history.read(
             conversation_id, provider, config, typed=typed, last_turn=last_turn
         )
-        return history, None if pinned else self._key_order(provider, key, history.messages)
-
-    async def _first_usable(self, key: ResolvedKey, order: KeyOrder | None) -> ResolvedKey:
-        """The key to send first: with failover on, the first usable one of `order`. With none
-        usable, the first as it is, and no notice: nothing was failed over."""
-        if order is not None:
-            usable = await self._next_usable(order, list(order.keys))
-            if usable is None:
-                order.notices.clear()
-            key = usable or key
-        return key
+        return history, None if pinned else self._keys.key_order(provider, key, history.messages)
 
     async def _reply(
         self, ready_up: Callable[[], Awaitable[_Ready]], on_sent: Callable[[], None] | None
@@ -435,7 +359,9 @@ class ConversationService:
         ended: Done | None = None
         # Also flush on a timer: text followed by a long silence must not wait in memory.
         flusher = asyncio.create_task(flush_every_second(recorder))
-        streaming = self._stream(ready.provider, ready.request, key, order, on_sent, ready.reply.id)
+        streaming = self._keys.stream(
+            ready.provider, ready.request, key, order, on_sent, ready.reply.id
+        )
         try:
             # Closed at once however this ends: closing it closes the connection.
             async with contextlib.aclosing(streaming):
@@ -495,73 +421,6 @@ class ConversationService:
             return HistoryTrimmed(sent, total, room.model, room.context_tokens)
 
         return asyncio.create_task(asyncio.to_thread(count))
-
-    def _key_order(
-        self, provider: Provider, key: ResolvedKey, messages: list[Message]
-    ) -> KeyOrder | None:
-        """The keys this send may fail over to; None while the provider's failover is off."""
-        if not provider.needs_key or not self._client.failover_on(provider):
-            return None
-        return KeyOrder(
-            provider,
-            key,
-            self._client.keys_of(provider),
-            self._store.key_health.of_provider(provider.id),
-            stay_on=last_answering_key(messages),
-        )
-
-    async def _next_usable(
-        self, order: KeyOrder, remaining: list[ResolvedKey]
-    ) -> ResolvedKey | None:
-        """The first of `remaining` (taken from it) whose answers allow sending it, its
-        command run; None when none is left."""
-        while remaining:
-            candidate = remaining.pop(0)
-            try:
-                candidate = await self._client.key_for(order.provider, key=candidate)
-            except ByokError as error:  # its command failed: say so, try the next
-                order.notices.append(f"{order.provider.id} {key_words(candidate)}: {error.message}")
-                continue
-            if order.usable(candidate):
-                return candidate
-        return None
-
-    async def _stream(
-        self,
-        provider: Provider,
-        request: ChatRequest,
-        key: ResolvedKey,
-        order: KeyOrder | None,
-        on_sent: Callable[[], None] | None,
-        reply_id: int,
-    ) -> AsyncGenerator[StreamEvent | KeyFailedOver, None]:
-        """The reply's events; with failover on, a refusal before any text sends the request
-        again with the next usable key, once per key."""
-        remaining = [k for k in order.keys if k.source_text != key.source_text] if order else []
-        while True:
-            arrived = False
-            try:
-                async for event in self._client.stream_chat(
-                    provider, request, key=key, on_sent=on_sent
-                ):
-                    arrived = arrived or not isinstance(event, RateLimitWait)
-                    yield event
-                return
-            except ByokError as error:
-                if arrived or order is None or not fails_over(error):
-                    raise
-                failed = key
-                found = await self._next_usable(order, remaining)
-                if found is None:
-                    raise
-                key = found
-                order.notices.clear()
-                self._store.set_reply_key_source(reply_id, key.source_text)
-                yield KeyFailedOver(
-                    f"{provider.id} {key_words(failed)}: {what_went_wrong(error)}; "
-                    f"sent with {key_words(key)}",
-                    key,
-                )
 
 
 def _how_it_ended(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from byok_tui.app_services.services import Services
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.cli.common import keep_the_ledger, provider_client
 from byok_tui.core.errors import ByokError, ErrorKind, as_one_line
 from byok_tui.core.records import BotConfig
@@ -152,16 +153,15 @@ async def _attempt(
     """One request, its reply printed as it comes: the error it ended with (None: it ended
     whole), and whether any text had arrived."""
     args = exchange.args
-    sending = exchange.service.send(
-        exchange.bot,
-        exchange.conversation,
+    outgoing = Outgoing(
         text,
+        tuple(exchange.attachments) if text is not None else (),
         config=config,
+        fallback=fallback,
         over_budget=args.over_budget,
         key_label=None if fallback else args.key_label,
-        fallback=fallback,
-        attachments=exchange.attachments if text is not None else (),
     )
+    sending = exchange.service.send(exchange.bot, exchange.conversation, outgoing)
     return await print_reply(sending, args, config.max_tokens)
 
 

@@ -169,7 +169,7 @@ def _read_prompt(words: list[str]) -> str:
 
 def _ask(args: argparse.Namespace) -> int:
     from byok_tui.app_services.services import default_bot, remember_every_key
-    from byok_tui.chat.conversation import check_model
+    from byok_tui.chat.send_keys import check_model
     from byok_tui.cli.progress import open_store
     from byok_tui.core.titles import title_for
     from byok_tui.providers.fallbacks import parse_fallbacks

@@ -13,14 +13,14 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from byok_tui import __version__
 from byok_tui.core.config import Config
-from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.errors import ByokError
 from byok_tui.core.records import KeySource
 from byok_tui.core.registry import Provider, key_mismatch_warning
 from byok_tui.keys import KeyStore, NoApiKeyError, ResolvedKey, resolve_key
@@ -32,19 +32,22 @@ from byok_tui.providers.body import ResponseBody
 from byok_tui.providers.errors import (
     ProviderError,
     check_settings,
-    classify_http_error,
-    protocol_error,
 )
 from byok_tui.providers.limits import RateLimits, rate_limits, stated_in_error
 from byok_tui.providers.pacing import RequestPacer
+from byok_tui.providers.reading import (
+    check_response,
+    guard,
+    network_error,
+    read_body,
+    timeout_error,
+)
 from byok_tui.providers.types import (
     ChatRequest,
     ListedModel,
     RateLimitWait,
-    ReasoningDelta,
     RequestRecord,
     StreamEvent,
-    TextDelta,
     Usage,
 )
 from byok_tui.providers.wire import family
@@ -57,7 +60,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_ERROR_BODY = 64 * 1024
 # A key shorter than this is not shown even in part in the request log: four characters of a
 # short key would give too much of it away.
 SHORTEST_KEY_SHOWN_IN_PART = 16
@@ -239,7 +241,7 @@ class ProviderClient:
         opened = self._open(provider, call, key, purpose="chat", model=chat.model, on_sent=on_sent)
         async with opened as response:
             body = ResponseBody(response)
-            async for event in self._guard(provider, wire.parse_stream(provider, body)):
+            async for event in guard(provider, wire.parse_stream(provider, body)):
                 if isinstance(event, Usage):
                     opened.usage = event
                 yield event
@@ -260,7 +262,7 @@ class ProviderClient:
         value = key.value if key and key.source is not KeySource.LOCAL_RUNTIME else None
         call: HttpCall = wire.models_call(provider, self.base_url(provider), value)
         async with self._open(provider, call, key, purpose=purpose) as response:
-            body = await self._read_body(provider, response, limit=32 * 1024 * 1024)
+            body = await read_body(provider, response, limit=32 * 1024 * 1024)
         parsed: list[ListedModel] = wire.parse_models(provider, load_json(provider, body))
         return parsed
 
@@ -280,7 +282,7 @@ class ProviderClient:
         call = HttpCall("GET", url, headers=headers, params=params)
         opened = self._open(provider, call, key, purpose="balance")
         async with opened as response:
-            body = await self._read_body(provider, response, limit=256 * 1024)
+            body = await read_body(provider, response, limit=256 * 1024)
         return parse_balance(provider, load_json(provider, body), time.time())
 
     def _open(
@@ -334,50 +336,6 @@ class ProviderClient:
                 self.on_limits(provider.id, key_source, found)
             except ByokError as error:  # a note that could not be kept never fails the call
                 log.warning("rate limits not recorded: %s", error.one_line())
-
-    async def _guard(
-        self, provider: Provider, events: AsyncIterator[StreamEvent]
-    ) -> AsyncIterator[StreamEvent]:
-        """Translate transport failures mid-stream into ProviderErrors."""
-        import httpx
-
-        from byok_tui.providers.wire import common as wire
-
-        characters = 0
-        try:
-            async for event in events:
-                if isinstance(event, TextDelta | ReasoningDelta):
-                    characters += len(event.text)
-                    if characters > wire.MAX_REPLY_CHARS:
-                        raise wire.too_large(provider, "the reply is far longer than any real one")
-                yield event
-        except httpx.TimeoutException:
-            raise _timeout(provider) from None
-        except (httpx.RemoteProtocolError, httpx.ReadError):
-            raise ProviderError(
-                ErrorKind.TRUNCATED,
-                f"{provider.display_name}: the connection dropped in the middle of the reply",
-                provider=provider,
-            ) from None
-        except httpx.HTTPError as error:
-            raise _network(provider, error) from None
-
-    async def _read_body(
-        self, provider: Provider, response: httpx.Response, *, limit: int = MAX_ERROR_BODY
-    ) -> str:
-        import httpx
-
-        data = bytearray()
-        try:
-            async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) > limit:
-                    break
-        except httpx.TimeoutException:
-            raise _timeout(provider) from None
-        except httpx.HTTPError as error:
-            raise _network(provider, error) from None
-        return bytes(data[:limit]).decode("utf-8", errors="replace")
 
 
 class _OpenResponse:
@@ -460,15 +418,15 @@ class _OpenResponse:
             try:
                 response: httpx.Response = await self._context.__aenter__()
             except httpx.TimeoutException:
-                raise _timeout(provider) from None
+                raise timeout_error(provider) from None
             except httpx.HTTPError as error:
-                raise _network(provider, error) from None
+                raise network_error(provider, error) from None
         except BaseException as error:
             self._report(error)
             raise
         self._status = response.status_code
         try:
-            await self._check(response)
+            await check_response(provider, response)
         except BaseException as error:
             self._client._note_limits(provider, self._record.key_source, response.headers, error)
             self._report(error)
@@ -477,44 +435,9 @@ class _OpenResponse:
         self._client._note_limits(provider, self._record.key_source, response.headers)
         return response
 
-    async def _check(self, response: httpx.Response) -> None:
-        provider = self._provider
-        status = response.status_code
-        if 300 <= status < 400:
-            target = urlsplit(response.headers.get("location", "")).hostname or "another address"
-            raise ProviderError(
-                ErrorKind.PROTOCOL,
-                f"{provider.display_name}: the server redirected the request ({status}) to "
-                f"{target}; byok-tui never follows redirects, so your key was not sent there",
-                provider=provider,
-                status=status,
-            )
-        if status >= 400:
-            body = await self._client._read_body(provider, response)
-            raise classify_http_error(provider, status, dict(response.headers), body)
-        content_type = response.headers.get("content-type", "").lower()
-        if "text/html" in content_type:
-            raise protocol_error(
-                provider, "the server answered with an HTML page instead of the provider's API"
-            )
-
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: object
     ) -> None:
         self._report(error)
         if self._context is not None:
             await self._context.__aexit__(kind, error, trace)
-
-
-def _timeout(provider: Provider) -> ProviderError:
-    message = f"{provider.display_name}: the server stopped answering"
-    return ProviderError(ErrorKind.TIMEOUT, message, provider=provider)
-
-
-def _network(provider: Provider, error: Exception) -> ProviderError:
-    # The class name says what went wrong (ConnectError, ...); str(error) may hold the URL.
-    return ProviderError(
-        ErrorKind.NETWORK,
-        f"{provider.display_name}: cannot reach the provider ({type(error).__name__})",
-        provider=provider,
-    )

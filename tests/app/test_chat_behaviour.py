@@ -19,7 +19,7 @@ from byok_tui.app_services.chat_state import NEWEST_PAGE, PAGE, KeyInUse
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
-from byok_tui.screens import chat as chat_screen
+from byok_tui.screens import chat_host
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.key_field import KeyField
@@ -131,7 +131,7 @@ async def test_the_conversation_opens_even_if_loading_the_markdown_renderer_earl
     def broken() -> None:
         raise RuntimeError("a renderer that cannot load early")
 
-    monkeypatch.setattr(chat_screen, "warm_up", broken)
+    monkeypatch.setattr(chat_host, "warm_up", broken)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "A question")

@@ -96,7 +96,7 @@ async def test_no_frame_is_drawn_between_enter_and_the_request_on_the_wire() -> 
 
     from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from byok_tui.screens.chat_column import ECHO_GRACE
+    from byok_tui.screens.column_base import ECHO_GRACE
     from byok_tui.screens.reply_relay import ReplyRelay
     from byok_tui.widgets.composer import Composer
     from byok_tui.widgets.message_views import UserMessage

@@ -12,6 +12,7 @@ import pytest
 
 from byok_tui.app_services.services import Services, open_services, open_store
 from byok_tui.chat.conversation import ConversationService
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.attachments import read_attachment
 from byok_tui.core.paths import app_paths
 from byok_tui.core.records import Bot, BotConfig, Conversation
@@ -102,9 +103,9 @@ async def test_files_are_sent_again_with_the_history_and_named_to_a_model_withou
     server.reply_with(openai_reply("Seen."), openai_reply("Still seen."))
     async with client_for("openai", server, services.keys) as client:
         service = ConversationService(store, client)
-        async for _ in service.send(bot, conversation, "Look", attachments=attached):
+        async for _ in service.send(bot, conversation, Outgoing("Look", tuple(attached))):
             pass
-        async for _ in service.send(bot, conversation, "And now?"):
+        async for _ in service.send(bot, conversation, Outgoing("And now?")):
             pass
     first, _reply, latest = server.requests[1].json["messages"]
     assert first == server.requests[0].json["messages"][0], "the files go again, as sent"
@@ -190,12 +191,11 @@ async def test_an_edited_message_keeps_the_files_it_had(
     server.reply_with(openai_reply("One."), openai_reply("Two."))
     async with client_for("openai", server, services.keys) as client:
         service = ConversationService(store, client)
-        async for _ in service.send(
-            bot, conversation, "Read", attachments=[read_attachment(notes)]
-        ):
+        outgoing = Outgoing("Read", (read_attachment(notes),))
+        async for _ in service.send(bot, conversation, outgoing):
             pass
         first = store.messages(conversation.id)[0]
-        async for _ in service.send(bot, conversation, "Read it again", edit_of=first.id):
+        async for _ in service.send(bot, conversation, Outgoing("Read it again", edit_of=first.id)):
             pass
     assert server.requests[1].json["messages"] == [
         {"role": "user", "content": "Read it again\n\nnotes.md:\n\n```md\n# Notes\n\n- one\n```"}
@@ -219,7 +219,9 @@ async def test_a_key_of_yours_in_a_text_file_is_neither_stored_nor_sent(
     async with client_for("openai", server, services.keys, key=KEY) as client:
         service = ConversationService(store, client)
         attached = [read_attachment(env_file)]
-        async for _ in service.send(bot, conversation, "Check my config", attachments=attached):
+        async for _ in service.send(
+            bot, conversation, Outgoing("Check my config", tuple(attached))
+        ):
             pass
     assert KEY not in server.requests[0].body.decode()
     assert "OPENAI_API_KEY=[REDACTED]" in server.requests[0].json["messages"][0]["content"]

@@ -12,6 +12,7 @@ import pytest
 from byok_tui.app_services.services import model_cache, open_services, open_store
 from byok_tui.chat.conversation import ConversationService
 from byok_tui.chat.history import HistoryTrimmed
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.records import BotConfig, Budget, Conversation
 from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore
@@ -55,7 +56,7 @@ async def send(
     bot = store.bot(conversation.bot_id)
     async with client_for(provider_id, server, services.keys) as client:
         service = ConversationService(store, client, lambda provider, model: context)
-        return [event async for event in service.send(bot, conversation, text)]
+        return [event async for event in service.send(bot, conversation, Outgoing(text))]
 
 
 def sent_texts(provider_id: str, body: dict[str, Any]) -> list[str]:
@@ -185,7 +186,7 @@ async def test_the_keys_the_budgets_and_failover_are_read_off_the_event_loop(
         )
         service = ConversationService(store, client, lambda provider, model: None)
         bot = store.bot(conversation.bot_id)
-        [event async for event in service.send(bot, conversation, "the question")]
+        [event async for event in service.send(bot, conversation, Outgoing("the question"))]
 
     assert len(server.requests) == 1
     assert on_the_loop == []

@@ -26,7 +26,7 @@ from byok_tui.core.records import BotConfig
 from byok_tui.core.registry import Provider, get_provider
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.providers.types import Role
-from byok_tui.screens import chat_column
+from byok_tui.screens import chat_column, column_base
 from byok_tui.storage.branch import BranchReader
 from byok_tui.storage.store import Store
 from tests.support.fake_backend import FakeProviders
@@ -300,7 +300,7 @@ async def test_a_conversation_opened_in_the_app_is_read_ahead_of_the_send(
         await wait_for(pilot, lambda: bool(walks))
         await workers_done(app)
         assert walks == [conversation.id], "read once, after the conversation opened"
-        assert walked_at[0] - opened_at[-1] >= chat_column.READ_AHEAD_AFTER, (
+        assert walked_at[0] - opened_at[-1] >= column_base.READ_AHEAD_AFTER, (
             "read while the conversation was being opened"
         )
         await send(pilot, "the question")

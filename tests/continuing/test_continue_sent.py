@@ -10,6 +10,7 @@ import pytest
 
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.chat.conversation import ConversationService
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import BotConfig, Conversation, Message
 from byok_tui.providers.wire.common import CONTINUE_INSTRUCTION
@@ -116,7 +117,9 @@ async def test_a_reply_at_the_length_limit_is_kept_partial_and_says_it_can_be_co
     conversation = store.create_conversation(bot.id, "short")
     server.reply_with(family_reply(provider_id, "A long answer that", at_length_limit=True))
     async with client_for(provider_id, server, services.keys) as client:
-        async for _event in ConversationService(store, client).send(bot, conversation, "Tell"):
+        async for _event in ConversationService(store, client).send(
+            bot, conversation, Outgoing("Tell")
+        ):
             pass
     reply = store.messages(conversation.id)[-1]
     assert (reply.status, reply.content) == ("partial", "A long answer that")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from byok_tui.chat.conversation import ConversationService
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.chat.reply_recorder import ReplyRecorder
 from byok_tui.core.paths import app_paths
 from byok_tui.core.records import Message
@@ -60,7 +61,7 @@ async def run(service: ConversationService, store: Store, text: str | None = "He
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = (store.conversations(bot.id) or [store.create_conversation(bot.id, "t")])[0]
     received = []
-    async for event in service.send(bot, conversation, text):
+    async for event in service.send(bot, conversation, Outgoing(text)):
         if isinstance(event, TextDelta):
             received.append(event.text)
     return "".join(received)
@@ -155,7 +156,7 @@ async def test_stopping_a_reply_keeps_what_arrived_marked_partial(
         conversation = store.create_conversation(bot.id, "t")
 
         async def consume() -> None:
-            async for _event in service.send(bot, conversation, "Hello?"):
+            async for _event in service.send(bot, conversation, Outgoing("Hello?")):
                 pass
 
         task = asyncio.create_task(consume())
@@ -190,7 +191,7 @@ async def test_a_reply_whose_end_came_stays_complete_when_stopped_after_it(
         ended = asyncio.Event()
 
         async def consume() -> None:
-            async for event in service.send(bot, conversation, "Hello?"):
+            async for event in service.send(bot, conversation, Outgoing("Hello?")):
                 if isinstance(event, Done):
                     ended.set()
 

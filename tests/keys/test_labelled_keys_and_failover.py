@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.paths import app_paths
 from byok_tui.keys import open_key_store
 from byok_tui.providers.client import ProviderClient
@@ -212,7 +213,7 @@ def test_a_conversation_stays_on_the_key_that_last_answered_it() -> None:
             service = ConversationService(store, client)
             sources = []
             for _ in range(2):
-                async for event in service.send(bot, conversation, "hi"):
+                async for event in service.send(bot, conversation, Outgoing("hi")):
                     del event
                 sources.append(store.messages(conversation.id)[-1].key_source or "")
             return sources

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from byok_tui.core.errors import ErrorKind
 from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.keys import KeyStore
-from byok_tui.providers import wire
+from byok_tui.providers.wire import common as wire
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import TextDelta
 from tests.support.cli import run_cli

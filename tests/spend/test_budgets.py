@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import Static
 
 from byok_tui.app_services.services import open_services, open_store
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.paths import app_paths
 from byok_tui.core.records import BotConfig, Budget, Cost
 from byok_tui.keys import entry_name, open_key_store
@@ -202,7 +203,7 @@ async def test_the_local_runtime_is_never_blocked_by_a_budget(db: Store) -> None
     service = ConversationService(db, fake(open_services()))
     bot = db.create_bot(BotConfig("Local", "ollama", "llama3.2"))
     conversation = db.create_conversation(bot.id, "local")
-    events = [event async for event in service.send(bot, conversation, "hi")]
+    events = [event async for event in service.send(bot, conversation, Outgoing("hi"))]
     assert len(fake.requests) == 1 and fake.requests[0].provider_id == "ollama"
     assert events, "it answered"
 

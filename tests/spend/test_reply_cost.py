@@ -9,6 +9,7 @@ from typing import Any
 
 from byok_tui.app import ByokApp
 from byok_tui.app_services.services import open_services, open_store
+from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.paths import app_paths
 from byok_tui.core.records import Cost
 from byok_tui.keys import entry_name, open_key_store
@@ -99,7 +100,7 @@ async def test_a_reply_stopped_after_its_usage_came_is_priced_off_the_event_loop
     server.reply_with(openai_reply("Partly", usage={"prompt_tokens": 900, "completion_tokens": 0}))
     client = client_for("openai", server, open_key_store(app_paths()), key=KEY)
     async with client:
-        sending = ConversationService(store, client).send(bot, conversation, "go")
+        sending = ConversationService(store, client).send(bot, conversation, Outgoing("go"))
         async for event in sending:
             if isinstance(event, Usage):
                 break  # the counts came; the end of the stream has not been read yet
