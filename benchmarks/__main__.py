@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.http_reads import async_read_cpu, sync_read_cpu
+from benchmarks.in_terminal import Figures, bench_terminal_start, bench_terminal_stream
 from benchmarks.server import bench_server
 from benchmarks.support import (
     PYTHON,
@@ -909,6 +910,12 @@ async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result
     return results
 
 
+def _row(number: int, found: Figures) -> Result:
+    return Result(
+        number, found.what, found.figure, found.baseline, found.ratio, found.target, found.met
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -921,12 +928,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 14),
+        choices=range(1, 16),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 14))
+    only = set(args.only or range(1, 16))
     results: list[Result] = []
     compile_like_an_install()
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
@@ -946,6 +953,10 @@ def main() -> int:
             results += _called({9}, lambda: bench_search(work, args.quick))
         if 12 in only:
             results += _called({12}, lambda: bench_paced_stream(work, args.quick))
+        if 14 in only:  # in tmux, a real terminal emulator (benchmarks/in_terminal.py)
+            results += _called({14}, lambda: _row(14, bench_terminal_stream(work, args.quick)))
+        if 15 in only:
+            results += _called({15}, lambda: _row(15, bench_terminal_start(work, args.quick)))
     if 6 in only and memory is not None:
         results.append(
             Result(
