@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from byok_tui.core.errors import ErrorKind
 from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.keys import KeyStore
-from byok_tui.providers.wire import common as wire
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.types import TextDelta
+from byok_tui.providers.wire import common as wire
 from tests.support.cli import run_cli
 from tests.support.provider_client import client_for, collect, text_of, text_until_error
 from tests.support.provider_server import ProviderServer, Reply, sse
