@@ -103,7 +103,9 @@ class KeyHealthBook:
 
     def mark_set(self, provider: str, name: str) -> None:
         """The key `name` of `provider` was set (or its command changed) just now."""
-        self._store.set_setting(f"{_SET_AT}{provider}:{name}", f"{time.time():.0f}")
+        # To the instant: rounded to a second, an answer just before the key was set could
+        # count as the new key's (a key replaced by a command would show the old one's 401).
+        self._store.set_setting(f"{_SET_AT}{provider}:{name}", repr(time.time()))
 
     def set_times(self) -> dict[tuple[str, str], float]:
         """(provider, key name) -> when that key was last set through byok-tui."""
