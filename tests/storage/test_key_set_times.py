@@ -3,13 +3,13 @@ second as the old key's last answer starts afresh (its health is not the old key
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from byok_tui.providers.types import RequestRecord
 from byok_tui.spend.key_report import health_of
-from byok_tui.storage import key_health
 from byok_tui.storage.store import Store
 
 
@@ -33,7 +33,7 @@ def test_an_answer_before_the_key_was_set_in_the_same_second_is_not_the_new_key_
         key_fingerprint="old-key",
     )
     book.note(refused)
-    monkeypatch.setattr(key_health.time, "time", lambda: 1_000.4)  # set 0.2 s after it
+    monkeypatch.setattr(time, "time", lambda: 1_000.4)  # set 0.2 s after it
     book.mark_set("groq", "default")
     set_at = book.set_times()[("groq", "default")]
     assert set_at == pytest.approx(1_000.4)
