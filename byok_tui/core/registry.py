@@ -62,6 +62,9 @@ class Model(NamedTuple):
     takes_images: bool | None = None
     # Its context window in tokens, where the registry states it (else the provider's).
     context_tokens: int | None = None
+    # Whether it takes tools (function calling); None: not known (tools are sent, and the
+    # provider says if it takes none), False: none is ever sent to it.
+    takes_tools: bool | None = None
 
 
 class Provider(NamedTuple):
@@ -161,15 +164,22 @@ def _whole_or_none(entry: dict[str, object], name: str) -> int | None:
     return value
 
 
-def _images(entry: dict[str, object], default: bool | None) -> bool | None:
-    value = entry.get("images", default)
+def _maybe(entry: dict[str, object], name: str, default: bool | None) -> bool | None:
+    value = entry.get(name, default)
     if value is not None and not isinstance(value, bool):
-        raise TypeError("registry field 'images' must be true or false")
+        raise TypeError(f"registry field {name!r} must be true or false")
     return value
 
 
+def _images(entry: dict[str, object], default: bool | None) -> bool | None:
+    return _maybe(entry, "images", default)
+
+
 def _parse_model(
-    entry: dict[str, object], provider_temperature: bool, provider_images: bool | None = None
+    entry: dict[str, object],
+    provider_temperature: bool,
+    provider_images: bool | None = None,
+    provider_tools: bool | None = None,
 ) -> Model:
     rpm, rpd = _whole_or_none(entry, "rpm"), _whole_or_none(entry, "rpd")
     return Model(
@@ -182,6 +192,7 @@ def _parse_model(
         accepts_temperature=_field(entry, "temperature", bool, provider_temperature),
         takes_images=_images(entry, provider_images),
         context_tokens=_whole_or_none(entry, "context"),
+        takes_tools=_maybe(entry, "tools", provider_tools),
     )
 
 
@@ -235,7 +246,10 @@ def _parse(entry: dict[str, object]) -> Provider:
         max_tokens_range=(int(max_tokens[0]), int(max_tokens[1])),
         stream_usage_option=_field(entry, "stream_usage_option", bool, False),
         public_model_list=_field(entry, "public_model_list", bool, False),
-        models=tuple(_parse_model(m, temperature, _images(entry, None)) for m in raw_models),
+        models=tuple(
+            _parse_model(m, temperature, _images(entry, None), _maybe(entry, "tools", None))
+            for m in raw_models
+        ),
         balance_path=_field(entry, "balance_path", str, ""),
         balance_shape=_field(entry, "balance_shape", str, ""),
         history_from=_field(entry, "history_from", str, ""),

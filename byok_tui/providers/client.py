@@ -241,7 +241,7 @@ class ProviderClient:
         opened = self._open(provider, call, key, purpose="chat", model=chat.model, on_sent=on_sent)
         async with opened as response:
             body = ResponseBody(response)
-            async for event in guard(provider, wire.parse_stream(provider, body)):
+            async for event in guard(provider, wire.parse_stream(provider, body, chat.tools)):
                 if isinstance(event, Usage):
                     opened.usage = event
                 yield event

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 
@@ -29,10 +29,47 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool a model may call: its name, what it does, and the JSON Schema of its arguments
+    (an object). Its description came from a tool server: outside text."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call a model asked for, assembled whole from its stream. `arguments` is None when
+    they are not a JSON object; `problem` says why the call cannot be run as asked (bad JSON,
+    an unknown tool, arguments its schema refuses): the model is told, nothing is run."""
+
+    id: str
+    name: str
+    raw_arguments: str
+    arguments: dict[str, Any] | None = None
+    problem: str | None = None
+    signature: str | None = None  # what the provider asks to be sent back with it (Gemini)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a call gave back (or why it gave nothing), sent to the model in the next turn."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ChatMessage:
     role: Role
     content: str
     images: tuple[Image, ...] = ()  # sent in each family's own image format
+    # An assistant turn that asked for tools, and the user-side turn that answers them.
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_results: tuple[ToolResult, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +82,13 @@ class ChatRequest:
     # The last message is a reply that was cut short (stopped, cut, or at the length limit),
     # to be continued from where it stopped rather than answered.
     continues: bool = False
+    tools: tuple[ToolSpec, ...] = ()  # offered to the model (see `offered_tools`)
+
+
+def offered_tools(chat: ChatRequest, takes_tools: bool | None) -> tuple[ToolSpec, ...]:
+    """The tools sent with `chat`: none to a model the registry says takes none; to one it
+    does not know (a model discovered from a list), sent, and the provider says if not."""
+    return () if takes_tools is False else chat.tools
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +143,14 @@ class RateLimitWait:
     requests_per_minute: int
 
 
-StreamEvent = TextDelta | ReasoningDelta | Usage | Done | RateLimitWait
+@dataclass(frozen=True, slots=True)
+class ToolCalls:
+    """The tools a reply asked for, each call whole, before its Done (finish: tool calls)."""
+
+    calls: tuple[ToolCall, ...]
+
+
+StreamEvent = TextDelta | ReasoningDelta | Usage | Done | RateLimitWait | ToolCalls
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 from byok_tui.core.registry import Model, Provider
 from byok_tui.providers.errors import protocol_error, stream_error
+from byok_tui.providers.tool_calls import CallPieces
 from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
@@ -21,7 +22,10 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     StreamEvent,
     TextDelta,
+    ToolCalls,
+    ToolSpec,
     Usage,
+    offered_tools,
 )
 from byok_tui.providers.wire.common import (
     HttpCall,
@@ -57,10 +61,36 @@ def _fields(message: ChatMessage) -> dict[str, Any]:
     return {"content": [*blocks, {"type": "text", "text": message.content}]}
 
 
+def _tool_fields(message: ChatMessage) -> dict[str, Any]:
+    """A turn that called tools (text, then a `tool_use` block a call), or the user's turn
+    answering them (a `tool_result` block a call, then any text)."""
+    if message.tool_calls:
+        said = [{"type": "text", "text": message.content}] if message.content else []
+        uses = [
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments or {}}
+            for call in message.tool_calls
+        ]
+        return {"content": said + uses}
+    results: list[dict[str, Any]] = [
+        {
+            "type": "tool_result",
+            "tool_use_id": result.call_id,
+            "content": result.content,
+            **({"is_error": True} if result.is_error else {}),
+        }
+        for result in message.tool_results
+    ]
+    said = [{"type": "text", "text": message.content}] if message.content else []
+    return {"content": results + said}
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages: list[dict[str, Any]] = [{"role": m.role, **_fields(m)} for m in chat.messages]
+    messages: list[dict[str, Any]] = [
+        {"role": m.role, **(_tool_fields(m) if m.tool_calls or m.tool_results else _fields(m))}
+        for m in chat.messages
+    ]
     if chat.continues:
         # The cut reply is the start of the answer (a prefill), which the API refuses when
         # it ends in whitespace: the model writes that whitespace itself.
@@ -73,6 +103,11 @@ def chat_call(
     }
     if chat.system:
         body["system"] = chat.system
+    if tools := offered_tools(chat, model.takes_tools):
+        body["tools"] = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+            for tool in tools
+        ]
     if chat.temperature is not None and model.accepts_temperature:
         body["temperature"] = chat.temperature  # in range: checked against the registry
     headers = _headers(provider, key) | {"accept": "text/event-stream"}
@@ -93,9 +128,12 @@ def _usage(raw: dict[str, Any]) -> Usage:
     )
 
 
-async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
+async def parse_stream(
+    provider: Provider, response: StreamBody, tools: tuple[ToolSpec, ...] = ()
+) -> AsyncIterator[StreamEvent]:
     usage: dict[str, Any] = {}
     stop_reason = "end_turn"
+    calls = CallPieces()  # a tool_use block each, its input streamed as JSON in parts
     async for name, data in sse_events(provider, response):
         if name == "ping" or not data:
             continue
@@ -105,17 +143,32 @@ async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterato
             raise stream_error(provider, payload)
         if kind == "message_start":
             usage.update((payload.get("message") or {}).get("usage") or {})
+        elif kind == "content_block_start":
+            block, index = payload.get("content_block"), payload.get("index")
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                calls.add(
+                    index if isinstance(index, int) else 0,
+                    call_id=block.get("id"),
+                    name=block.get("name"),
+                )
         elif kind == "content_block_delta":
             delta = payload.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
                 yield TextDelta(str(delta["text"]))
             elif delta.get("type") == "thinking_delta" and delta.get("thinking"):
                 yield ReasoningDelta(str(delta["thinking"]))
+            elif delta.get("type") == "input_json_delta":
+                index = payload.get("index")
+                calls.add(
+                    index if isinstance(index, int) else 0, arguments=delta.get("partial_json")
+                )
         elif kind == "message_delta":
             stop_reason = str((payload.get("delta") or {}).get("stop_reason") or stop_reason)
             # Cumulative counts: what message_delta says replaces what message_start said.
             usage.update({k: v for k, v in (payload.get("usage") or {}).items() if v is not None})
         elif kind == "message_stop":
+            if calls:
+                yield ToolCalls(calls.calls(tools))
             yield _usage(usage)
             yield Done(stop_reason)
             return

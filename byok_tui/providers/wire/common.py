@@ -1,7 +1,6 @@
 """What every protocol family shares: the HTTP call it describes, the stream bounds, the key's
 place in a request, and the readers of a streamed body. Imports no family."""
 
-
 from __future__ import annotations
 
 import asyncio
@@ -14,7 +13,13 @@ from typing import Any, Protocol
 from byok_tui.core.errors import ErrorKind
 from byok_tui.core.registry import Model, Provider
 from byok_tui.providers.errors import ProviderError, protocol_error
-from byok_tui.providers.types import ChatMessage, ChatRequest, ListedModel, StreamEvent
+from byok_tui.providers.types import (
+    ChatMessage,
+    ChatRequest,
+    ListedModel,
+    StreamEvent,
+    ToolSpec,
+)
 
 # Bounds that no real chat reply comes near, so that a broken or hostile server cannot grow
 # memory without bound or hold a stream open forever.
@@ -61,7 +66,7 @@ class WireFamily(Protocol):
     ) -> HttpCall: ...
 
     def parse_stream(
-        self, provider: Provider, response: StreamBody
+        self, provider: Provider, response: StreamBody, tools: tuple[ToolSpec, ...] = ()
     ) -> AsyncIterator[StreamEvent]: ...
 
     def models_call(self, provider: Provider, base_url: str, key: str | None) -> HttpCall: ...
@@ -104,21 +109,41 @@ def turns(chat: ChatRequest) -> tuple[ChatMessage, ...]:
 
 
 def chat_messages(
-    chat: ChatRequest, image_fields: Callable[[ChatMessage], dict[str, Any]] | None = None
+    chat: ChatRequest,
+    image_fields: Callable[[ChatMessage], dict[str, Any]] | None = None,
+    tool_turn: Callable[[ChatMessage], list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
     """The conversation as role/content messages, the system prompt first: the shape the
     OpenAI-compatible and Ollama APIs share. `image_fields`: the fields but its role of a
-    message with images, in the family's format (without it, images are not sent)."""
+    message with images, in the family's format (without it, images are not sent).
+    `tool_turn`: the messages, in the family's format, of a turn that called tools or
+    answers them (without it, only their text is sent)."""
     messages = [{"role": "system", "content": chat.system}] if chat.system else []
+    sent = turns(chat)
+    if tool_turn is not None and any(m.tool_calls or m.tool_results for m in sent):
+        for m in sent:
+            if m.tool_calls or m.tool_results:
+                messages += tool_turn(m)
+            else:
+                messages.append(_plain(m, image_fields))
+        return messages
     # One dict a message, made in one step: a long history is thousands of them, made
     # between Enter and the request.
     messages += [
         {"role": m.role, **image_fields(m)}
         if m.images and image_fields
         else {"role": m.role, "content": m.content}
-        for m in turns(chat)
+        for m in sent
     ]
     return messages
+
+
+def _plain(
+    message: ChatMessage, image_fields: Callable[[ChatMessage], dict[str, Any]] | None
+) -> dict[str, Any]:
+    if message.images and image_fields:
+        return {"role": message.role, **image_fields(message)}
+    return {"role": message.role, "content": message.content}
 
 
 def load_json(provider: Provider, data: str) -> Any:

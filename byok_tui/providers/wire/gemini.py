@@ -6,6 +6,7 @@ key is in a URL. That URL is never logged unredacted and never shown (see byok_t
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
@@ -13,6 +14,7 @@ from urllib.parse import quote
 from byok_tui.core.errors import ErrorKind
 from byok_tui.core.registry import Model, Provider
 from byok_tui.providers.errors import ProviderError, protocol_error, stream_error
+from byok_tui.providers.tool_calls import checked_call, tool_name
 from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
@@ -21,7 +23,11 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     StreamEvent,
     TextDelta,
+    ToolCall,
+    ToolCalls,
+    ToolSpec,
     Usage,
+    offered_tools,
 )
 from byok_tui.providers.wire.common import (
     HttpCall,
@@ -60,6 +66,32 @@ def _parts(message: ChatMessage) -> list[dict[str, Any]]:
     return [{"text": message.content}, *images]
 
 
+def _tool_parts(message: ChatMessage) -> list[dict[str, Any]]:
+    """A model turn that called tools (its text, then a `functionCall` part a call, with the
+    signature Gemini gave it), or the user's turn answering them (a `functionResponse` part
+    a call, by the tool's name)."""
+    said = [{"text": message.content}] if message.content else []
+    if message.tool_calls:
+        calls = [
+            {
+                "functionCall": {"name": call.name, "args": call.arguments or {}},
+                **({"thoughtSignature": call.signature} if call.signature else {}),
+            }
+            for call in message.tool_calls
+        ]
+        return said + calls
+    answers = [
+        {
+            "functionResponse": {
+                "name": result.name,
+                "response": {"error" if result.is_error else "content": result.content},
+            }
+        }
+        for result in message.tool_results
+    ]
+    return answers + said
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
@@ -68,13 +100,26 @@ def chat_call(
         generation["temperature"] = chat.temperature
     body: dict[str, Any] = {
         "contents": [
-            {"role": "model" if m.role == "assistant" else "user", "parts": _parts(m)}
+            {
+                "role": "model" if m.role == "assistant" else "user",
+                "parts": _tool_parts(m) if m.tool_calls or m.tool_results else _parts(m),
+            }
             for m in turns(chat)
         ],
         "generationConfig": generation,
     }
     if chat.system:
         body["systemInstruction"] = {"parts": [{"text": chat.system}]}
+    if tools := offered_tools(chat, model.takes_tools):
+        declarations = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "parametersJsonSchema": tool.input_schema,
+            }
+            for tool in tools
+        ]
+        body["tools"] = [{"functionDeclarations": declarations}]
     return HttpCall(
         "POST",
         f"{base_url}/models/{_model_path(chat.model)}:streamGenerateContent",
@@ -84,9 +129,12 @@ def chat_call(
     )
 
 
-async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
+async def parse_stream(
+    provider: Provider, response: StreamBody, tools: tuple[ToolSpec, ...] = ()
+) -> AsyncIterator[StreamEvent]:
     finish: str | None = None
     usage: Usage | None = None
+    calls: list[ToolCall] = []  # each whole in one part, its arguments an object
     async for _name, data in sse_events(provider, response):
         if not data:
             continue
@@ -112,10 +160,25 @@ async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterato
                 yield (
                     ReasoningDelta(part["text"]) if part.get("thought") else TextDelta(part["text"])
                 )
+            call = part.get("functionCall") if isinstance(part, dict) else None
+            if isinstance(call, dict):
+                args, signature = call.get("args"), part.get("thoughtSignature")
+                calls.append(
+                    checked_call(
+                        call["id"] if isinstance(call.get("id"), str) else f"call_{len(calls)}",
+                        tool_name(call.get("name")),
+                        json.dumps(args) if isinstance(args, dict) else "",
+                        tools,
+                        arguments=args if isinstance(args, dict) else {},
+                        signature=signature if isinstance(signature, str) else None,
+                    )
+                )
         if candidate.get("finishReason"):
             finish = str(candidate["finishReason"])
     if finish is None:  # Gemini has no terminator: the last chunk carries finishReason
         raise truncated(provider)
+    if calls:
+        yield ToolCalls(tuple(calls))
     if usage is not None:
         yield usage
     yield Done(finish)

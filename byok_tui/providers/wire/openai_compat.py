@@ -10,6 +10,7 @@ from typing import Any
 
 from byok_tui.core.registry import Model, Provider
 from byok_tui.providers.errors import protocol_error, stream_error
+from byok_tui.providers.tool_calls import CallPieces
 from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
@@ -18,7 +19,10 @@ from byok_tui.providers.types import (
     ReasoningDelta,
     StreamEvent,
     TextDelta,
+    ToolCalls,
+    ToolSpec,
     Usage,
+    offered_tools,
 )
 from byok_tui.providers.wire.common import (
     HttpCall,
@@ -39,16 +43,52 @@ def _image_fields(message: ChatMessage) -> dict[str, Any]:
     return {"content": parts}
 
 
+def _tool_turn(message: ChatMessage) -> list[dict[str, Any]]:
+    """An assistant turn that called tools, or the `tool` messages answering each call."""
+    if message.tool_calls:
+        calls = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.raw_arguments or "{}"},
+            }
+            for call in message.tool_calls
+        ]
+        return [{"role": "assistant", "content": message.content or None, "tool_calls": calls}]
+    answers = [
+        {"role": "tool", "tool_call_id": result.call_id, "content": result.content}
+        for result in message.tool_results
+    ]
+    return answers + ([{"role": "user", "content": message.content}] if message.content else [])
+
+
+def tool_definitions(tools: tuple[ToolSpec, ...]) -> list[dict[str, Any]]:
+    """Tools as the OpenAI-compatible APIs (and Ollama's) take them."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.input_schema,
+            },
+        }
+        for tool in tools
+    ]
+
+
 def chat_call(
     provider: Provider, base_url: str, key: str, chat: ChatRequest, model: Model
 ) -> HttpCall:
-    messages = chat_messages(chat, _image_fields)
+    messages = chat_messages(chat, _image_fields, _tool_turn)
     body: dict[str, Any] = {
         "model": chat.model,
         "messages": messages,
         "stream": True,
         provider.token_param: chat.max_tokens,
     }
+    if tools := offered_tools(chat, model.takes_tools):
+        body["tools"] = tool_definitions(tools)
     if chat.temperature is not None and model.accepts_temperature:
         body["temperature"] = chat.temperature
     if provider.stream_usage_option:
@@ -96,10 +136,13 @@ def _usage(raw: Any) -> Usage | None:
     )
 
 
-async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterator[StreamEvent]:
+async def parse_stream(
+    provider: Provider, response: StreamBody, tools: tuple[ToolSpec, ...] = ()
+) -> AsyncIterator[StreamEvent]:
     finish: str | None = None
     usage: Usage | None = None
     done = False
+    calls = CallPieces()  # streamed by index: an id and a name once, the arguments in parts
     async for _name, data in sse_events(provider, response):
         if data == "[DONE]":
             done = True
@@ -131,6 +174,17 @@ async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterato
                 else:
                     for event in _typed_chunk_events(content):
                         yield event
+                for piece in delta.get("tool_calls") or []:
+                    if isinstance(piece, dict):
+                        function = piece.get("function")
+                        function = function if isinstance(function, dict) else {}
+                        index = piece.get("index")
+                        calls.add(
+                            index if isinstance(index, int) else 0,
+                            call_id=piece.get("id"),
+                            name=function.get("name"),
+                            arguments=function.get("arguments"),
+                        )
             reason = choice.get("finish_reason")
             if reason == "error":
                 raise stream_error(provider, chunk)
@@ -138,6 +192,8 @@ async def parse_stream(provider: Provider, response: StreamBody) -> AsyncIterato
                 finish = reason
     if not done and finish is None:
         raise truncated(provider)
+    if calls:
+        yield ToolCalls(calls.calls(tools))
     if usage is not None:
         yield usage
     yield Done(finish or "stop")
