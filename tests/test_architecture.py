@@ -25,6 +25,8 @@ CORE_MODULES = [
     "byok_tui.core.logs",
     "byok_tui.widgets.markdown_blocks",
     "byok_tui.cli",
+    "byok_tui.tools.servers",
+    "byok_tui.tools.client",
 ]
 
 
@@ -133,6 +135,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("providers", ("byok_tui.providers",)),  # the wire and the client, which reads keys
     ("storage", ("byok_tui.storage",)),  # keeps what providers said (usage, requests)
     ("spend", ("byok_tui.spend",)),
+    ("tools", ("byok_tui.tools",)),  # MCP servers: the SDK loaded only when one is used
     ("chat", ("byok_tui.chat",)),
     ("app services", ("byok_tui.app_services",)),
     ("widgets", ("byok_tui.widgets",)),

@@ -74,7 +74,7 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # plain `byok-tui` starts the app without it
 
-    from byok_tui.cli import account, bots, chat, data, keys, models, provider, search, spend
+    from byok_tui.cli import account, bots, chat, data, keys, mcp, models, provider, search, spend
     from byok_tui.core.bindings import help_text
 
     parser = argparse.ArgumentParser(
@@ -100,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     spend.add_parsers(commands)
     account.add_parsers(commands)
     provider.add_parsers(commands)
+    mcp.add_parsers(commands)
     search.add_parsers(commands)
     return parser
 
@@ -164,8 +165,13 @@ def _guard_output() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments:
+        from byok_tui.cli.mcp import split_server_command
+
         _use_config_providers()
+        arguments, server_command = split_server_command(arguments)
         args = build_parser().parse_args(arguments)
+        if server_command is not None:
+            args.server_command = server_command
         command, log_file = args.command, args.log
     else:  # plain `byok-tui`: start the app without loading every subcommand's modules
         command, log_file = None, None

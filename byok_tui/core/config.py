@@ -71,3 +71,54 @@ def load_config(path: Path) -> Config:
     if not isinstance(providers, dict):
         raise ConfigError(f"{path}: [providers] must be a table")
     return Config(path, data)
+
+
+def read_document(path: Path) -> Any:
+    """The config file as a tomlkit document (its comments and order kept); an empty one
+    when there is no file yet."""
+    import tomlkit
+
+    try:
+        return tomlkit.parse(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return tomlkit.document()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read the config file {path}: {error}") from None
+    except tomlkit.exceptions.ParseError as error:
+        raise ConfigError(f"the config file {path} is not valid TOML: {error}") from None
+
+
+def write_document(path: Path, document: Any) -> None:
+    """Write the document in place of the config file, private and whole (paths.write_private:
+    a temp file beside it renamed over it; a symlink or a non-regular file is refused)."""
+    import tomlkit
+
+    from byok_tui.core.paths import make_private_dirs, write_private
+
+    try:
+        make_private_dirs(path.parent)
+        write_private(path, tomlkit.dumps(document).encode("utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot write the config file {path}: {error.strerror}") from None
+
+
+def add_table(
+    path: Path, section: tuple[str, ...], name: str, table: dict[str, Any], taken: str
+) -> None:
+    """Add `[<section>.<name>]` to the config file (comments and order kept); ConfigError
+    `taken` when it is there already."""
+    import tomlkit
+
+    document = read_document(path)
+    parent = document
+    for part in section:
+        if parent.get(part) is None:
+            parent[part] = tomlkit.table(is_super_table=True)
+        parent = parent[part]
+    if name in parent:
+        raise ConfigError(taken)
+    written = tomlkit.table()
+    for field_name, value in table.items():
+        written[field_name] = value
+    parent[name] = written
+    write_document(path, document)

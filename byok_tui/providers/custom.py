@@ -12,14 +12,12 @@ and the file is replaced whole (a crash leaves the old file or the new one).
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from byok_tui.core.config import Config, ConfigError
+from byok_tui.core.config import Config, ConfigError, add_table, read_document, write_document
 from byok_tui.core.errors import ByokError
 from byok_tui.core.redaction import model_id_problem
 from byok_tui.core.registry import (
@@ -163,73 +161,28 @@ def custom_providers(config: Config) -> tuple[Provider, ...]:
     return tuple(d.provider() for d in definitions(config))
 
 
-def _read_document(path: Path) -> Any:
-    import tomlkit
-
-    try:
-        return tomlkit.parse(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return tomlkit.document()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read the config file {path}: {error}") from None
-    except tomlkit.exceptions.ParseError as error:
-        raise ConfigError(f"the config file {path} is not valid TOML: {error}") from None
-
-
-def _write_document(path: Path, document: Any) -> None:
-    import tomlkit
-
-    from byok_tui.core.paths import make_private_dirs
-
-    try:
-        make_private_dirs(path.parent)
-        handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as temp:
-                temp.write(tomlkit.dumps(document))
-                temp.flush()
-                os.fsync(temp.fileno())
-            Path(temp_name).replace(path)
-        except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise ConfigError(f"cannot write the config file {path}: {error.strerror}") from None
-
-
 def add_definition(path: Path, definition: CustomDefinition) -> None:
     """Write `definition` into the config file. Raises ConfigError when the id is taken (a
     built-in provider or another definition) or the definition is not valid."""
-    import tomlkit
 
     parse_definition(definition.id, definition.table(), str(path))
-    document = _read_document(path)
-    section = document.get("providers")
-    if section is None:
-        section = tomlkit.table(is_super_table=True)
-        document["providers"] = section
-    if definition.id in section:
-        raise ConfigError(
-            f"{path}: providers.{definition.id} exists already; remove it first "
-            f"(`byok-tui provider rm {definition.id}`)"
-        )
-    table = tomlkit.table()
-    for name, value in definition.table().items():
-        table[name] = value
-    section[definition.id] = table
-    _write_document(path, document)
+    taken = (
+        f"{path}: providers.{definition.id} exists already; remove it first "
+        f"(`byok-tui provider rm {definition.id}`)"
+    )
+    add_table(path, ("providers",), definition.id, definition.table(), taken)
 
 
 def remove_definition(path: Path, provider_id: str) -> None:
     """Take `provider_id`'s definition out of the config file. Raises ConfigError when there
     is none (a built-in provider cannot be removed)."""
-    document = _read_document(path)
+    document = read_document(path)
     section = document.get("providers")
     table = section.get(provider_id) if section is not None else None
     if table is None or "kind" not in table:
         raise ConfigError(f"{path} defines no provider {provider_id!r}")
     del section[provider_id]
-    _write_document(path, document)
+    write_document(path, document)
 
 
 def definitions_of(config: Config, provider_ids: Sequence[str]) -> list[CustomDefinition]:

@@ -1,0 +1,206 @@
+"""Talking to an MCP server through the official SDK (`mcp`, the `byok-tui[mcp]` extra, imported
+only here and only when a server is used): its tools, and one call of one of them.
+
+A server is started or contacted only when asked (a command the user ran, a message a bot
+that uses it sends), once an operation, and ended with it: a stdio server runs in its own
+process group, which the SDK ends whole (stdin closed, then the tree terminated, then
+killed). Its standard error goes to a log file, never to the terminal the app draws on.
+
+What comes back is outside text: tool names and descriptions are cleaned to their line,
+results are made terminal-safe, any known key in them is redacted, and a result longer than
+the limit is cut with a note saying so; a call that takes longer than its timeout is
+abandoned (and the server ended).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.redaction import redact_keys
+from byok_tui.core.sanitize import clean_line, strip_terminal_controls
+from byok_tui.providers.types import ToolResult, ToolSpec
+from byok_tui.tools.servers import ToolServer, environment_for, with_keys
+
+LONGEST_DESCRIPTION = 2_000
+
+
+class ToolServerError(ByokError):
+    kind = ErrorKind.NETWORK
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTool:
+    """A tool as its server lists it: what a model is offered, and what the server declares
+    of it (read-only, destructive), which is shown and never approves a call by itself."""
+
+    spec: ToolSpec
+    read_only: bool | None = None
+    destructive: bool | None = None
+
+
+def sdk_missing() -> ByokError:
+    return ByokError(
+        "MCP servers need the `mcp` package, which is not installed",
+        remedy="Install byok-tui with its MCP extra: pip install 'byok-tui[mcp]' "
+        "(from a clone: pip install '.[mcp]').",
+    )
+
+
+@contextlib.asynccontextmanager
+async def connected(
+    server: ToolServer,
+    *,
+    environ: Mapping[str, str],
+    key_of: Callable[[str], str],
+    log: Path,
+    timeout: float,
+) -> AsyncIterator[Any]:
+    """An open SDK client to `server`, ended when the block is left."""
+    try:
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+    except ImportError:
+        raise sdk_missing() from None
+    with contextlib.ExitStack() as files:
+        if server.url:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            headers = {name: with_keys(value, key_of) for name, value in server.headers.items()}
+            http = httpx2.AsyncClient(headers=headers, timeout=timeout)
+            transport = streamable_http_client(server.url, http_client=http)
+        else:
+            errors = files.enter_context(_private_log(log))
+            parameters = StdioServerParameters(
+                command=server.command,
+                args=list(server.args),
+                env=environment_for(server, environ, key_of),
+                cwd=server.cwd,
+                encoding_error_handler="replace",
+            )
+            transport = stdio_client(parameters, errlog=errors)
+        try:
+            async with Client(transport, read_timeout_seconds=timeout, cache=None) as client:
+                yield client
+        except ByokError:
+            raise
+        except (OSError, ValueError) as error:
+            raise ToolServerError(
+                f"MCP server {server.name}: could not be started or reached "
+                f"({type(error).__name__}: {clean_line(str(error))[:200]})",
+                remedy=f"Check it with `byok-tui mcp list` and `byok-tui mcp tools {server.name}`.",
+            ) from None
+
+
+@contextlib.contextmanager
+def _private_log(path: Path) -> Any:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
+        yield stream
+
+
+def listed_tools(server: ToolServer, listing: Any) -> list[ServerTool]:
+    """The tools a server listed, their names and descriptions made safe to show."""
+    found = []
+    for tool in listing.tools:
+        name = clean_line(str(tool.name))[:128]
+        description = strip_terminal_controls(str(tool.description or ""))[:LONGEST_DESCRIPTION]
+        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {"type": "object"}
+        hints = tool.annotations
+        found.append(
+            ServerTool(
+                ToolSpec(name, redact_keys(description), dict(schema)),
+                getattr(hints, "read_only_hint", None),
+                getattr(hints, "destructive_hint", None),
+            )
+        )
+    return found
+
+
+def result_of(call_id: str, name: str, answer: Any, limit: int) -> ToolResult:
+    """A call's answer as text for the model: terminal-safe, no known key, at most `limit`
+    characters (the model is told when it was cut)."""
+    parts = []
+    for block in answer.content or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(str(block.text))
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {clean_line(str(getattr(block, 'mime_type', '')))}]")
+        else:
+            parts.append(f"[{clean_line(str(kind)) or 'content'} left out]")
+    if not parts and answer.structured_content is not None:
+        import json
+
+        parts.append(json.dumps(answer.structured_content, ensure_ascii=False, default=str))
+    text = redact_keys(strip_terminal_controls("\n".join(parts)))
+    if len(text) > limit:
+        text = (
+            f"{text[:limit]}\n[byok-tui cut the result here: {len(text) - limit:,} more characters]"
+        )
+    return ToolResult(call_id, name, text, bool(answer.is_error))
+
+
+async def list_tools(server: ToolServer, **connect: Any) -> list[ServerTool]:
+    """Start or contact the server and list its tools."""
+    import anyio
+
+    timeout = connect["timeout"]
+    try:
+        with anyio.fail_after(timeout):
+            async with connected(server, **connect) as client:
+                return listed_tools(server, await client.list_tools())
+    except TimeoutError:
+        raise ToolServerError(
+            f"MCP server {server.name} did not list its tools within {timeout:g} s"
+        ) from None
+    except ByokError:
+        raise
+    except Exception as error:  # the SDK's own errors: said in a line, never a traceback
+        raise _failed(server, error) from None
+
+
+async def call_tool(
+    server: ToolServer,
+    call_id: str,
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    limit: int,
+    **connect: Any,
+) -> ToolResult:
+    """Run one call; its result, or an error result saying why there is none (the model is
+    told, and the reply goes on). Raises only when cancelled."""
+    import anyio
+
+    timeout = connect["timeout"]
+    try:
+        with anyio.fail_after(timeout):
+            async with connected(server, **connect) as client:
+                answer = await client.call_tool(name, arguments)
+        return result_of(call_id, name, answer, limit)
+    except TimeoutError:
+        said = f"the tool did not answer within {timeout:g} s"
+    except ByokError as error:
+        said = error.message
+    except Exception as error:
+        said = _failed(server, error).message
+    return ToolResult(call_id, name, redact_keys(said), is_error=True)
+
+
+def _failed(server: ToolServer, error: BaseException) -> ToolServerError:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    said = redact_keys(clean_line(str(error)))[:200]
+    return ToolServerError(
+        f"MCP server {server.name}: {type(error).__name__}" + (f": {said}" if said else ""),
+        remedy="Is it running, and are its command or address right? See `byok-tui mcp list`; "
+        "a stdio server's own messages are in the data folder's logs/mcp-NAME.log.",
+    )

@@ -1,0 +1,58 @@
+"""A real MCP server, written with the official SDK, for the tests: run as
+`python -m tests.support.mcp_server` it speaks stdio; with `--http PORT` streamable HTTP on
+127.0.0.1. Its tools are the cases byok-tui must handle: an answer, a slow call, a failing
+one, a huge result, a hostile one (escape sequences and markup), a crash, and one that
+reports the environment it was given (so a test can assert no key reached it)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("byok-test-tools")
+
+
+@server.tool(description="The weather in a city today.")
+def weather(city: str, days: int = 1) -> str:
+    return f"{city}: snow for {days} day(s), -4 C."
+
+
+@server.tool(description="Waits `seconds`, then answers.")
+def slow(seconds: float) -> str:
+    time.sleep(seconds)
+    return "done waiting"
+
+
+@server.tool(description="Always fails.")
+def broken() -> str:
+    raise RuntimeError("the tool failed on purpose")
+
+
+@server.tool(description="Answers with `size` characters.")
+def huge(size: int) -> str:
+    return "x" * size
+
+
+@server.tool(description="\x1b[31mred [bold]markup[/bold]\x1b[0m in a description.")
+def hostile() -> str:
+    return "\x1b]0;owned\x07\x1b[2J[link=https://evil.example]click[/link] done"
+
+
+@server.tool(description="Ends the server's process at once.")
+def crash() -> str:
+    os._exit(3)
+
+
+@server.tool(description="Every environment variable the server was started with.")
+def environment() -> str:
+    return "\n".join(f"{name}={value}" for name, value in sorted(os.environ.items()))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()
