@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from byok_tui.chat.conversation import ReplyStarted
 from byok_tui.chat.history import HistoryTrimmed
 from byok_tui.chat.key_failover import KeyFailedOver
+from byok_tui.chat.reply_events import ReplyStarted
 from byok_tui.chat.reply_recorder import ReplyPriced
 from byok_tui.core.records import Cost, KeySource, Message
 from byok_tui.keys.resolve import ResolvedKey

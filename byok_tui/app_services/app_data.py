@@ -45,8 +45,8 @@ from byok_tui.spend.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
     from byok_tui.app_services.services import AppContext
-    from byok_tui.chat.conversation import ReplyEvent
     from byok_tui.chat.outgoing import Outgoing
+    from byok_tui.chat.reply_events import ReplyEvent
     from byok_tui.core.attachments import Attachment
     from byok_tui.core.records import (
         Bot,

@@ -22,70 +22,38 @@ from byok_tui.chat.key_failover import (
     KeyFailedOver,
     KeyOrder,
 )
-from byok_tui.chat.outgoing import Outgoing
-from byok_tui.chat.reply_recorder import ReplyPriced, ReplyRecorder, flush_every_second
-from byok_tui.chat.send_keys import Ask, NoModelError, SendKeys
+from byok_tui.chat.outgoing import Outgoing, ToolBox, ToolRan, ToolRoundsSpent
+from byok_tui.chat.reply_events import (
+    PRE_SEND_ERRORS,
+    ReplyEvent,
+    ReplyStarted,
+    how_it_ended,
+)
+from byok_tui.chat.reply_recorder import ReplyRecorder, flush_every_second
+from byok_tui.chat.send_keys import Ask, SendKeys
+from byok_tui.chat.tool_rounds import offered, run_call, with_round
 from byok_tui.core.attachments import Attachment, check_together
 from byok_tui.core.errors import ByokError, ErrorKind
 from byok_tui.core.records import Bot, BotConfig, Conversation, Message, MessageStatus
 from byok_tui.core.redaction import could_hold_a_key
 from byok_tui.core.registry import Provider, UnknownProviderError, get_provider, providers
-from byok_tui.keys import NoApiKeyError, ResolvedKey, UnusableKeyError
-from byok_tui.keys.command import KeyCommandError
-from byok_tui.keys.resolve import NoSuchLabelError
+from byok_tui.keys import ResolvedKey
 from byok_tui.providers.client import ProviderClient
-from byok_tui.providers.errors import SettingOutOfRangeError
 from byok_tui.providers.types import (
     ChatMessage,
     ChatRequest,
     Done,
-    StreamEvent,
+    ToolCall,
+    ToolCalls,
+    ToolResult,
 )
 from byok_tui.providers.wire.common import prefills
-from byok_tui.spend.budgets import BudgetReachedError, FreeQuotaReachedError
+from byok_tui.spend.budgets import check_budgets
 from byok_tui.storage.bot_rows import NotFoundError
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class ReplyStarted:
-    """The reply's row exists; `key` says which key is used (its source, for display)."""
-
-    message: Message
-    key: ResolvedKey
-
-
-# What refuses a send before any request: the message is kept, the reply says why.
-PRE_SEND_ERRORS = (
-    SettingOutOfRangeError,
-    NoModelError,
-    BudgetReachedError,
-    FreeQuotaReachedError,
-    NoApiKeyError,
-    NoSuchLabelError,
-    KeyCommandError,
-    UnusableKeyError,
-)
-
-
-class LengthLimitReached(ByokError):
-    """The reply stopped at the length limit (max tokens): kept, partial, and continuable.
-    Stored beside the reply, and `ask`'s exit status."""
-
-    kind = ErrorKind.TRUNCATED
-
-    def __init__(self, max_tokens: int) -> None:
-        super().__init__(
-            f"The reply reached the length limit ({max_tokens:,} tokens)",
-            remedy="Continue it where it stopped (c on the reply, or ask --continue), or "
-            "raise the bot's max tokens.",
-        )
-
-
-ReplyEvent = ReplyStarted | StreamEvent | ReplyPriced | KeyFailedOver | HistoryTrimmed
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +68,8 @@ class _Ready:
     recorder: ReplyRecorder
     reply: Message
     left_out: ContextRoom | None  # older messages did not fit the model's context
+    toolbox: ToolBox | None = None  # tools offered, and who runs the model's calls
+    over_budget: bool = False  # the user chose to go over a budget, this once
 
 
 def _provider(config: BotConfig) -> Provider:
@@ -158,12 +128,10 @@ class ConversationService:
         ask = Ask(bot, outgoing.config or bot.config, outgoing.over_budget, outgoing.key_label)
         branch = (outgoing.edit_of, outgoing.regenerate)
         said = (outgoing.text, outgoing.attachments)
-        return self._reply(
-            functools.partial(
-                self._ready_to_send, ask, conversation, said, outgoing.fallback, branch
-            ),
-            on_sent,
+        ready_up = functools.partial(
+            self._ready_to_send, ask, conversation, said, outgoing.fallback, branch
         )
+        return self._reply(ready_up, on_sent, outgoing.toolbox, outgoing.over_budget)
 
     def history(self, conversation_id: int, config: BotConfig) -> SentHistory:
         """What a send with `config` would carry of the conversation now (blocking: it reads
@@ -342,11 +310,21 @@ class ConversationService:
         return history, None if pinned else self._keys.key_order(provider, key, history.messages)
 
     async def _reply(
-        self, ready_up: Callable[[], Awaitable[_Ready]], on_sent: Callable[[], None] | None
+        self,
+        ready_up: Callable[[], Awaitable[_Ready]],
+        on_sent: Callable[[], None] | None,
+        toolbox: ToolBox | None = None,
+        over_budget: bool = False,
     ) -> AsyncGenerator[ReplyEvent, None]:
         """Once `ready_up` has stored what comes first, stream the reply and store it as
-        it arrives, however the stream ends."""
+        it arrives, however the stream ends. With a `toolbox`, the model's tool calls are run
+        (by the toolbox's runner, which asks first or refuses) and their results sent back in
+        a request of their own, each priced and its budget checked, until the model answers
+        without a call or `most_rounds` requests were made."""
         ready = await ready_up()
+        if toolbox is not None:
+            request, toolbox = offered(ready.provider, ready.request, toolbox)
+            ready = replace(ready, request=request, toolbox=toolbox, over_budget=over_budget)
         recorder, key, order = ready.recorder, ready.key, ready.order
         yield ReplyStarted(ready.reply, key)
         if order is not None and order.notices:
@@ -359,25 +337,48 @@ class ConversationService:
         ended: Done | None = None
         # Also flush on a timer: text followed by a long silence must not wait in memory.
         flusher = asyncio.create_task(flush_every_second(recorder))
-        streaming = self._keys.stream(
-            ready.provider, ready.request, key, order, on_sent, ready.reply.id
-        )
+        request, rounds = ready.request, 1
         try:
-            # Closed at once however this ends: closing it closes the connection.
-            async with contextlib.aclosing(streaming):
-                async for event in streaming:
-                    if to_count:
-                        counting, to_count = self._count_left_out(ready), False
-                    if isinstance(event, KeyFailedOver):
+            while True:
+                calls: tuple[ToolCall, ...] = ()
+                streaming = self._keys.stream(
+                    ready.provider, request, key, order, on_sent, ready.reply.id
+                )
+                # Closed at once however this ends: closing it closes the connection.
+                async with contextlib.aclosing(streaming):
+                    async for event in streaming:
+                        if to_count:
+                            counting, to_count = self._count_left_out(ready), False
+                        if isinstance(event, KeyFailedOver):
+                            key = event.key
+                            yield event
+                            continue
+                        if counting is not None and counting.done():
+                            yield counting.result()
+                            counting = None
+                        if isinstance(event, ToolCalls):
+                            calls = event.calls
+                        recorder.add(event)
+                        if isinstance(event, Done):
+                            ended = event
                         yield event
-                        continue
-                    if counting is not None and counting.done():
-                        yield counting.result()
-                        counting = None
-                    recorder.add(event)
-                    if isinstance(event, Done):
-                        ended = event
-                    yield event
+                if not calls or ready.toolbox is None:
+                    break
+                if rounds >= ready.toolbox.most_rounds:
+                    yield ToolRoundsSpent(rounds)
+                    break
+                results: list[ToolResult] = []
+                for call in calls:
+                    result = await run_call(ready.toolbox, call)
+                    results.append(result)
+                    yield ToolRan(call, result)
+                said = recorder.next_round(calls, tuple(results))
+                if ready.provider.needs_key and not ready.over_budget:
+                    await asyncio.to_thread(
+                        check_budgets, self._store, ready.provider.id, request.model
+                    )
+                request = with_round(request, said, calls, tuple(results))
+                on_sent, ended, rounds = None, None, rounds + 1
             if counting is not None:
                 yield await counting
         except ByokError as error:
@@ -393,14 +394,14 @@ class ConversationService:
                 counting.cancel()
             flusher.cancel()
             if ended is not None:  # its end had come: only what follows it was stopped
-                recorder.finish(*_how_it_ended(ended, ready.request.max_tokens))
+                recorder.finish(*how_it_ended(ended, ready.request.max_tokens))
             else:
                 recorder.finish(
                     "partial", ErrorKind.TRUNCATED.value, "stopped before the reply finished"
                 )
             raise
         flusher.cancel()
-        yield await recorder.finish_in_thread(*_how_it_ended(ended, ready.request.max_tokens))
+        yield await recorder.finish_in_thread(*how_it_ended(ended, ready.request.max_tokens))
 
     def _count_left_out(self, ready: _Ready) -> asyncio.Task[HistoryTrimmed] | None:
         room = ready.left_out
@@ -421,14 +422,3 @@ class ConversationService:
             return HistoryTrimmed(sent, total, room.model, room.context_tokens)
 
         return asyncio.create_task(asyncio.to_thread(count))
-
-
-def _how_it_ended(
-    ended: Done | None, max_tokens: int
-) -> tuple[MessageStatus, str | None, str | None]:
-    """A reply's status, error kind and what is said of it, once its stream is over."""
-    if ended is None:
-        return "partial", None, None
-    if ended.at_length_limit:
-        return "partial", ErrorKind.TRUNCATED.value, LengthLimitReached(max_tokens).one_line()
-    return "complete", None, None

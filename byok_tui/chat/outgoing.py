@@ -3,10 +3,39 @@ service, to the conversation service that stores it and asks for the reply."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from byok_tui.core.attachments import Attachment
 from byok_tui.core.records import BotConfig
+from byok_tui.providers.types import ToolCall, ToolResult, ToolSpec
+
+MOST_TOOL_ROUNDS = 10  # requests a message may make for its tools, the first one included
+
+
+@dataclass(frozen=True, slots=True)
+class ToolBox:
+    """The tools offered with a message, and what runs a call the model asks for (and asks
+    the user first, or refuses: the runner decides, never the model)."""
+
+    specs: tuple[ToolSpec, ...]
+    run: Callable[[ToolCall], Awaitable[ToolResult]]
+    most_rounds: int = MOST_TOOL_ROUNDS
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRan:
+    """A call the model asked for, and what went back to it."""
+
+    call: ToolCall
+    result: ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRoundsSpent:
+    """The reply asked for tools again after its last allowed round: it ends here."""
+
+    rounds: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +58,5 @@ class Outgoing:
     """The user chose to go over a budget already used up, this once."""
     key_label: str | None = None
     """A labelled key of the provider to send with (`ask --key`), over the bot's choice."""
+    toolbox: ToolBox | None = None
+    """Tools offered to the model, and who runs its calls; None: none is offered."""

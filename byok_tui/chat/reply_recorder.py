@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import Cost, Message, MessageStatus
 from byok_tui.core.registry import get_provider
-from byok_tui.providers.types import ReasoningDelta, StreamEvent, TextDelta, Usage
+from byok_tui.providers.types import (
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
 from byok_tui.spend.pricing import cost_of
 from byok_tui.storage.store import Store
 
@@ -105,15 +112,49 @@ class ReplyRecorder:
         self._earlier_usd = (reply.cost_usd or 0.0) if continues else 0.0
         self.usage: Usage | None = None  # of this request
         self._dirty = False
+        # A reply that called tools: each earlier round's counts (a request each, priced on
+        # its own), what it asked and what went back, and where its text began.
+        self._rounds: list[Usage | None] = []
+        self.tool_turns: list[dict[str, object]] = []
+        self._round_from = len(self.text)
 
     @property
     def total_usage(self) -> Usage | None:
         """The reply's counts: those of this request, and of those that wrote it before."""
-        return combined(self._earlier, self.usage)
+        total = self._earlier
+        for usage in (*self._rounds, self.usage):
+            total = combined(total, usage)
+        return total
 
     def _usages(self) -> list[Usage | None]:
         """The counts of each request that wrote the reply, to price each on its own."""
-        return [self._earlier, self.usage] if self._continues else [self.usage]
+        earlier = [self._earlier] if self._continues else []
+        return [*earlier, *self._rounds, self.usage]
+
+    def next_round(self, calls: tuple[ToolCall, ...], results: tuple[ToolResult, ...]) -> str:
+        """The model called tools and their results go back in a request of its own: keep
+        the round's calls, results and counts; the text this round wrote (its turn)."""
+        said = "".join(self.text[self._round_from :])
+        self.tool_turns.append(
+            {
+                "said": said,
+                "calls": [
+                    {"id": c.id, "name": c.name, "arguments": c.raw_arguments, "problem": c.problem}
+                    for c in calls
+                ],
+                "results": [
+                    {"id": r.call_id, "name": r.name, "content": r.content, "error": r.is_error}
+                    for r in results
+                ],
+            }
+        )
+        if self.text and not self.text[-1].endswith("\n"):
+            self.text.append("\n\n")  # the next round's words begin a paragraph of their own
+        self._round_from = len(self.text)
+        self._rounds.append(self.usage)
+        self.usage = None
+        self._dirty = True
+        return said
 
     def add(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta):
@@ -152,6 +193,7 @@ class ReplyRecorder:
             error_message=error_message,
             usage=self.total_usage,
             cost=cost,
+            tool_turns=self.tool_turns or None,
         )
 
     def finish(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from byok_tui.app_services.services import Services
-from byok_tui.chat.outgoing import Outgoing
+from byok_tui.chat.outgoing import Outgoing, ToolBox
 from byok_tui.cli.common import keep_the_ledger, provider_client
 from byok_tui.core.errors import ByokError, ErrorKind, as_one_line
 from byok_tui.core.records import BotConfig
@@ -86,6 +86,7 @@ class _Exchange:
     conversation: Conversation
     args: argparse.Namespace
     attachments: list[Attachment]  # sent with the prompt, on the first attempt
+    toolbox: ToolBox | None = None  # the bot's tools, and the runner obeying --allow-tool
 
 
 async def send_with_fallbacks(
@@ -105,8 +106,11 @@ async def send_with_fallbacks(
     on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
+        from byok_tui.cli.ask_tools import toolbox_for
+
         service = service_for(services, store, client)
-        exchange = _Exchange(service, bot, conversation, args, said[1])
+        toolbox = await toolbox_for(services, store, bot, list(args.allow_tool or []))
+        exchange = _Exchange(service, bot, conversation, args, said[1], toolbox)
         try:
             return await _attempts(exchange, said[0], config, [None, *fallbacks])
         except asyncio.CancelledError:
@@ -160,6 +164,7 @@ async def _attempt(
         fallback=fallback,
         over_budget=args.over_budget,
         key_label=None if fallback else args.key_label,
+        toolbox=exchange.toolbox,
     )
     sending = exchange.service.send(exchange.bot, exchange.conversation, outgoing)
     return await print_reply(sending, args, config.max_tokens)
@@ -170,9 +175,10 @@ async def print_reply(
 ) -> tuple[ByokError | None, bool]:
     """Print a reply as it comes (reasoning too with --reasoning, to standard error): the
     error it ended with (None: it ended whole), and whether any text had arrived."""
-    from byok_tui.chat.conversation import LengthLimitReached, ReplyStarted
     from byok_tui.chat.history import HistoryTrimmed
     from byok_tui.chat.key_failover import KeyFailedOver
+    from byok_tui.chat.outgoing import ToolRoundsSpent
+    from byok_tui.chat.reply_events import LengthLimitReached, ReplyStarted
 
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
     arrived = False
@@ -201,6 +207,12 @@ async def print_reply(
                     )
                 elif isinstance(event, Done) and event.at_length_limit:
                     ended = LengthLimitReached(max_tokens)
+                elif isinstance(event, ToolRoundsSpent):
+                    print(
+                        f"byok-tui: the model asked for tools again after {event.rounds} "
+                        "rounds; stopped there (what it wrote is kept)",
+                        file=sys.stderr,
+                    )
     except ByokError as error:  # a provider's answer, no usable key, a failed save
         reasoning.end()
         reply.end()

@@ -82,6 +82,10 @@ def add_parsers(commands: Any) -> None:
     choice.add_argument("--label", dest="key_label", metavar="LABEL", help="a labelled key")
     key.set_defaults(run=_key)
 
+    from byok_tui.cli import bot_tools
+
+    bot_tools.add_parser(actions)
+
     share = actions.add_parser("share", help="print a link with the bot's configuration only")
     share.add_argument("name", metavar="NAME")
     share.set_defaults(run=_share)

@@ -140,6 +140,14 @@ def add_parsers(commands: Any) -> None:
         help="print the estimated input tokens and cost, and send nothing (a local estimate)",
     )
     ask.add_argument(
+        "--allow-tool",
+        action="append",
+        default=[],
+        metavar="SERVER:TOOL",
+        help="run this tool of the bot's MCP servers when the model calls it (repeatable; "
+        "SERVER:* for all of a server's); any other call is refused and the model told",
+    )
+    ask.add_argument(
         "--allow-secrets",
         action="store_true",
         help="send the prompt even if it contains one of your keys or a key-shaped string",

@@ -169,11 +169,11 @@ def _tools(args: argparse.Namespace) -> int:
 
     services = open_services()
     server = find_server(services.config, args.name)
-    _remember_keys(services)
+    remember_keys(services)
     connect = {
         "environ": services.environ,
-        "key_of": _key_of(services),
-        "log": services.paths.data_dir / "logs" / f"mcp-{server.name}.log",
+        "key_of": key_of_stored(services),
+        "log": services.paths.log_dir / f"mcp-{server.name}.log",
         "timeout": call_timeout(services.config, server),
     }
     print(f"Starting {server.name}..." if not server.url else f"Contacting {server.name}...")
@@ -192,7 +192,7 @@ def _tools(args: argparse.Namespace) -> int:
     return 0
 
 
-def _remember_keys(services: Any) -> None:
+def remember_keys(services: Any) -> None:
     """Every stored key is known to the redaction layer before a server's words are shown."""
     from byok_tui.app_services.services import known_keys
     from byok_tui.core.redaction import remember_secret
@@ -201,7 +201,7 @@ def _remember_keys(services: Any) -> None:
         remember_secret(key)
 
 
-def _key_of(services: Any) -> Any:
+def key_of_stored(services: Any) -> Any:
     """The stored key a server's config names by `{key:PROVIDER}`, and only that one."""
     from byok_tui.core.registry import get_provider
     from byok_tui.keys import entry_name

@@ -15,9 +15,10 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from byok_tui.chat.conversation import ReplyEvent, ReplyStarted
 from byok_tui.chat.history import HistoryTrimmed
 from byok_tui.chat.key_failover import KeyFailedOver
+from byok_tui.chat.outgoing import ToolRan, ToolRoundsSpent
+from byok_tui.chat.reply_events import ReplyEvent, ReplyStarted
 from byok_tui.chat.reply_recorder import ReplyPriced
 from byok_tui.providers.types import Done, ReasoningDelta, StreamEvent, TextDelta, Usage
 from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
@@ -107,6 +108,8 @@ class ReplyRelay:
             usage, cost = event.usage or Usage(), event.cost
             line = usage_line(usage.input_tokens, usage.output_tokens, cost.usd, priced=True)
             self._post(ReplyBilled(line, event.added_usd))
+        elif isinstance(event, ToolRan | ToolRoundsSpent):
+            pass  # the app offers no tools yet (it has no consent dialog): none is ever run
         else:
             self._show_sent()  # a no-op unless the request was never reported as sent
             words = isinstance(event, TextDelta | ReasoningDelta)

@@ -145,6 +145,20 @@ class BotRows(Database):
             )
         return self.bot(bot_id)
 
+    def bot_tools(self, bot_id: int) -> tuple[str, ...]:
+        """The MCP servers (`server`) and single tools (`server:tool`) the bot may use."""
+        row = self._one("SELECT tools FROM bots WHERE id = ?", bot_id)
+        if row is None:
+            raise NotFoundError(f"no bot with id {bot_id}")
+        return tuple(line for line in row["tools"].split("\n") if line)
+
+    def set_bot_tools(self, bot_id: int, tools: tuple[str, ...]) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE bots SET tools = ?, updated = ? WHERE id = ?",
+                ("\n".join(clean_line(t) for t in tools if clean_line(t)), time.time(), bot_id),
+            )
+
     def delete_bot(self, bot_id: int) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM bots WHERE id = ?", (bot_id,))

@@ -240,6 +240,17 @@ MIGRATIONS: tuple[str, ...] = (
         created, provider, model, key_source, status, input_tokens, output_tokens, cost_usd
     ) WHERE role = 'assistant';
     """,
+    # 15: the MCP servers (or single tools, `server:tool`) a bot may use, one a line; none by
+    # default. Beside the bot's configuration, not in it: a share link or an import never
+    # carries it (a server of the same name elsewhere may do anything), and saving the
+    # config pane never touches it.
+    """
+    ALTER TABLE bots ADD COLUMN tools TEXT NOT NULL DEFAULT '';
+    """,
+    # 16: the tools a reply called, round by round, and what went back to the model (JSON).
+    """
+    ALTER TABLE messages ADD COLUMN tool_turns TEXT;
+    """,
 )
 
 SEARCH_INDEX_MIGRATION = 9

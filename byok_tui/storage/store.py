@@ -337,13 +337,17 @@ class Store(BotRows, DraftRows):
         error_message: str | None = None,
         usage: Usage | None = None,
         cost: Cost | None = None,
+        tool_turns: list[dict[str, object]] | None = None,
     ) -> None:
-        """`cost` only once, when the reply has ended: it is never worked out again."""
+        """`cost` only once, when the reply has ended: it is never worked out again.
+        `tool_turns`: the tools the reply called, round by round, and what went back (outside
+        text, terminal-safe and with known keys redacted as it is stored)."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE messages SET content = ?, reasoning = ?, status = ?, error_kind = ?,"
                 " error_message = ?, input_tokens = ?, output_tokens = ?,"
-                " cached_input_tokens = ?, reasoning_tokens = ?, updated = ? WHERE id = ?",
+                " cached_input_tokens = ?, reasoning_tokens = ?, tool_turns = ?, updated = ?"
+                " WHERE id = ?",
                 (
                     redact_known_secrets(strip_terminal_controls(content)),
                     redact_known_secrets(strip_terminal_controls(reasoning)),
@@ -354,12 +358,23 @@ class Store(BotRows, DraftRows):
                     usage.output_tokens if usage else None,
                     usage.cached_input_tokens if usage else None,
                     usage.reasoning_tokens if usage else None,
+                    _tool_turns_text(tool_turns),
                     time.time(),
                     message_id,
                 ),
             )
             if cost is not None:
                 self._save_cost(db, message_id, cost)
+
+    def tool_turns_of(self, message_id: int) -> list[dict[str, object]]:
+        """What a reply's tool calls were, round by round (none for most replies)."""
+        import json
+
+        row = self._one("SELECT tool_turns FROM messages WHERE id = ?", message_id)
+        if row is None or not row["tool_turns"]:
+            return []
+        found = json.loads(row["tool_turns"])
+        return found if isinstance(found, list) else []
 
     def set_reply_key_source(self, message_id: int, key_source: str) -> None:
         """The reply is answered with another key than the one it was started with."""
@@ -400,6 +415,15 @@ class Store(BotRows, DraftRows):
     def set_unsent_message(self, text: str) -> None:
         """Keep `text` until it is stored in its conversation; "" when it has been."""
         self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
+
+
+def _tool_turns_text(tool_turns: list[dict[str, object]] | None) -> str | None:
+    if not tool_turns:
+        return None
+    import json
+
+    text = json.dumps(tool_turns, ensure_ascii=False)
+    return redact_known_secrets(strip_terminal_controls(text))
 
 
 def _kept(attachment: Attachment) -> bytes:

@@ -202,5 +202,5 @@ def _failed(server: ToolServer, error: BaseException) -> ToolServerError:
     return ToolServerError(
         f"MCP server {server.name}: {type(error).__name__}" + (f": {said}" if said else ""),
         remedy="Is it running, and are its command or address right? See `byok-tui mcp list`; "
-        "a stdio server's own messages are in the data folder's logs/mcp-NAME.log.",
+        "a stdio server's own messages are in byok-tui's log folder, mcp-NAME.log.",
     )

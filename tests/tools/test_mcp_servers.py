@@ -52,7 +52,7 @@ def connection(timeout: float = 30, environ: dict[str, str] | None = None) -> di
     return {
         "environ": {**os.environ, **(environ or {})},
         "key_of": key_of,
-        "log": app_paths().data_dir / "logs" / "mcp-test.log",
+        "log": app_paths().log_dir / "mcp-test.log",
         "timeout": timeout,
     }
 
