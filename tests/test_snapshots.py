@@ -91,9 +91,14 @@ def a_conversation(title: str, pairs: list[tuple[str, str]]) -> None:
 
 async def settled(pilot: Pilot[None]) -> None:
     await settle(pilot)
-    # A blinking cursor would be drawn or not depending on how long the test took.
+    await pilot.pause(0.3)  # focus has come to rest (the config pane mounts after the chat)
+    # A blinking cursor would be drawn or not depending on how long the test took: it is
+    # stopped, and shown where the focus is (turning the blink off while a field was not
+    # focused yet left its cursor hidden once the focus came: drawn or not by timing).
     for field in pilot.app.screen.query("TextArea, Input"):
         field.cursor_blink = False  # type: ignore[attr-defined]
+        field._cursor_visible = field.has_focus  # type: ignore[attr-defined]
+        field.refresh()
     await pilot.pause(0.3)
 
 
