@@ -49,7 +49,9 @@ MESSAGE_FIELDS = (
     "cost_usd",
     "price",
     "fallback",  # answered by one of the bot's fallbacks (absent from older exports: no)
+    "tool_turns",  # the tools a reply called and what went back (JSON; absent before tools)
 )
+MOST_TOOL_ROUNDS = 50
 MOST_USD = 1_000_000.0  # a reply's cost above this is not a cost
 
 
@@ -165,7 +167,60 @@ def check_message(raw: Any) -> dict[str, Any]:
     message["parent_uuid"] = None if parent is None else checked_uuid(parent)
     message["follows_previous"] = "parent_uuid" not in raw  # an export made before branches
     message["attachments"] = _check_attachments(raw.get("attachments"))
+    message["tool_turns"] = _check_tool_turns(message["tool_turns"])
     return message
+
+
+def _check_tool_turns(raw: Any) -> str | None:
+    """A reply's tool calls from an export: only the fields byok-tui writes, each text
+    terminal-safe and with no known key, as the JSON it stores (None: none)."""
+    if raw is None or raw == "":
+        return None
+    require(isinstance(raw, str) and len(raw) <= MAX_TEXT, "a reply's tool calls are invalid")
+    import json
+
+    try:
+        rounds = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ExportFormatError("a reply's tool calls are not valid JSON") from None
+    require(
+        isinstance(rounds, list) and len(rounds) <= MOST_TOOL_ROUNDS,
+        "a reply's tool calls are invalid",
+    )
+
+    def text(value: Any, *, line: bool = False) -> str:
+        require(value is None or isinstance(value, str), "a tool call's text is invalid")
+        kept = redact_known_secrets(strip_terminal_controls(value or ""))
+        return clean_line(kept)[:200] if line else kept
+
+    def items(value: Any) -> list[dict[str, Any]]:
+        require(isinstance(value, list) and len(value) <= 100, "a round's calls are invalid")
+        require(all(isinstance(item, dict) for item in value), "a tool call must be an object")
+        return list(value)
+
+    checked = []
+    for entry in rounds:
+        require(isinstance(entry, dict), "a round of tool calls must be an object")
+        calls = [
+            {
+                "id": text(c.get("id"), line=True),
+                "name": text(c.get("name"), line=True),
+                "arguments": text(c.get("arguments")),
+                "problem": text(c.get("problem")) or None,
+            }
+            for c in items(entry.get("calls", []))
+        ]
+        results = [
+            {
+                "id": text(r.get("id"), line=True),
+                "name": text(r.get("name"), line=True),
+                "content": text(r.get("content")),
+                "error": bool(r.get("error")),
+            }
+            for r in items(entry.get("results", []))
+        ]
+        checked.append({"said": text(entry.get("said")), "calls": calls, "results": results})
+    return json.dumps(checked, ensure_ascii=False) if checked else None
 
 
 def check_branches(messages: list[dict[str, Any]], current: Any) -> str | None:

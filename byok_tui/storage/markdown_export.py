@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from byok_tui import __version__
 from byok_tui.core.records import Bot, Conversation, Message
@@ -32,8 +32,28 @@ def _heading(message: Message) -> str:
     return f"### {' · '.join([*who, when(message.created)])}"
 
 
-def _turn(message: Message, attached: list[str]) -> str:
+def _tool_lines(rounds: list[dict[str, Any]]) -> str:
+    """A reply's tool calls, one line a call: the tool, its arguments, what came back."""
+    lines = []
+    for entry in rounds:
+        results = {r.get("id"): r for r in entry.get("results", []) if isinstance(r, dict)}
+        for call in entry.get("calls", []):
+            if not isinstance(call, dict):
+                continue
+            result = results.get(call.get("id"), {})
+            came = "error" if result.get("error") else "result"
+            size = len(str(result.get("content", "")))
+            lines.append(
+                f"- `{call.get('name', '')}` `{call.get('arguments', '')}` → {came}, "
+                f"{size:,} characters"
+            )
+    return "*Tool calls:*\n" + "\n".join(lines) if lines else ""
+
+
+def _turn(message: Message, attached: list[str], tools: list[dict[str, Any]] | None = None) -> str:
     parts = [_heading(message)]
+    if tools and (said := _tool_lines(tools)):
+        parts.append(said)
     if message.content:
         parts.append(message.content.rstrip("\n"))
     if attached:
@@ -50,15 +70,19 @@ def conversation_markdown(
     bot: Bot,
     messages: list[Message],
     attached: dict[int, list[str]] | None = None,
+    tools: dict[int, list[dict[str, Any]]] | None = None,
 ) -> str:
     """`messages`: the branch on screen, in order; `attached`: the files each message has
-    (by id), named as on screen (`notes.md · 2 KB`)."""
-    attached = attached or {}
+    (by id), named as on screen (`notes.md · 2 KB`); `tools`: the tool calls of the replies
+    that made any (by id)."""
+    attached, tools = attached or {}, tools or {}
     about = (
         f"*{bot.name} · started {when(conversation.created)} · {len(messages)} messages · "
         f"exported by byok-tui {__version__}*"
     )
-    turns = [_turn(message, attached.get(message.id, [])) for message in messages]
+    turns = [
+        _turn(message, attached.get(message.id, []), tools.get(message.id)) for message in messages
+    ]
     document = "\n\n".join([f"# {conversation.title}", about, *turns]) + "\n"
     return redact_keys(document)
 
@@ -80,7 +104,11 @@ def export_markdown(store: Store, conversation_id: int | None = None) -> str:
         )
     return documents(
         conversation_markdown(
-            c, bots[c.bot_id], store.messages(c.id), store.attachment_labels(c.id)
+            c,
+            bots[c.bot_id],
+            store.messages(c.id),
+            store.attachment_labels(c.id),
+            store.tool_turns_in(c.id),
         )
         for c in chosen
     )

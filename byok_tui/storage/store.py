@@ -376,6 +376,18 @@ class Store(BotRows, DraftRows):
         found = json.loads(row["tool_turns"])
         return found if isinstance(found, list) else []
 
+    def tool_turns_in(self, conversation_id: int) -> dict[int, list[dict[str, object]]]:
+        """The tool calls of every reply of the conversation that made any, by message id."""
+        import json
+
+        rows = self.connection().execute(
+            "SELECT id, tool_turns FROM messages WHERE conversation_id = ?"
+            " AND tool_turns IS NOT NULL",
+            (conversation_id,),
+        )
+        found = {row["id"]: json.loads(row["tool_turns"]) for row in rows}
+        return {key: value for key, value in found.items() if isinstance(value, list)}
+
     def set_reply_key_source(self, message_id: int, key_source: str) -> None:
         """The reply is answered with another key than the one it was started with."""
         with self.transaction() as db:

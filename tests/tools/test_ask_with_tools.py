@@ -9,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from byok_tui.cli.ask_tools import DENIED
 from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
@@ -107,3 +109,50 @@ def test_a_bot_given_no_tools_is_offered_none() -> None:
     with provider_server(calls_weather) as server:
         ask(server, "--allow-tool", "test:weather")
         assert "tools" not in server.requests[0].json
+
+
+def test_the_calls_go_with_the_reply_into_an_export_an_import_and_markdown(
+    tmp_path: Path,
+) -> None:
+    from byok_tui.storage.markdown_export import export_markdown
+    from byok_tui.storage.transfer import export_all, import_all
+
+    ready()
+    with provider_server(calls_weather) as server:
+        assert ask(server, "--allow-tool", "test:weather")[0] == 0
+    store = Store(app_paths().data_dir / "byok-tui.sqlite3")
+    exported = export_all(store, [KEY])
+    (turns,) = [
+        m["tool_turns"]
+        for c in json.loads(exported)["conversations"]
+        for m in c["messages"]
+        if m.get("tool_turns")
+    ]
+    assert "test_weather" in turns and "Oslo: snow" in turns
+    assert '- `test_weather` `{"city": "Oslo"}` → result, 30 characters' in export_markdown(store)
+    elsewhere = Store(tmp_path / "elsewhere.sqlite3")
+    import_all(elsewhere, exported)
+    (conversation,) = elsewhere.conversations(elsewhere.bot("Default").id)
+    reply = elsewhere.messages(conversation.id)[-1]
+    assert elsewhere.tool_turns_of(reply.id)[0]["calls"][0]["name"] == "test_weather"  # type: ignore[index]
+
+
+def test_an_imported_reply_s_tool_calls_are_outside_text() -> None:
+    from byok_tui.storage.export_checks import ExportFormatError, _check_tool_turns
+
+    hostile = json.dumps(
+        [
+            {
+                "said": "\x1b]0;owned\x07hi",
+                "calls": [{"id": "c\x1b[2J", "name": "rm\x1b[31m", "arguments": "{}", "x": 1}],
+                "results": [{"id": "c", "name": "rm", "content": "\x1b[2Jdone", "error": 0}],
+                "extra": "dropped",
+            }
+        ]
+    )
+    kept = _check_tool_turns(hostile)
+    assert kept is not None and "\x1b" not in kept and "\x07" not in kept
+    assert "extra" not in kept and '"x"' not in kept
+    for broken in ('{"not": "a list"}', "[1]", "not json", json.dumps([{"calls": "x"}])):
+        with pytest.raises(ExportFormatError):
+            _check_tool_turns(broken)

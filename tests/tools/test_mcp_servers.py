@@ -145,9 +145,7 @@ def test_a_stdio_server_gets_none_of_the_user_s_keys_or_tokens() -> None:
     assert seen.get("PATH") == os.environ["PATH"]
 
 
-def test_a_stored_key_reaches_a_server_only_by_its_own_config_and_comes_back_redacted() -> (
-    None
-):
+def test_a_stored_key_reaches_a_server_only_by_its_own_config_and_comes_back_redacted() -> None:
     open_key_store(app_paths()).set(entry_name("openai"), OPENAI_KEY)
     remember_secret(OPENAI_KEY)
     server = stdio(env={"UPSTREAM_KEY": "{key:openai}", "PROJECT": "notes"})
