@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.http_reads import async_read_cpu, sync_read_cpu
-from benchmarks.in_terminal import Figures, bench_terminal_start, bench_terminal_stream
+from benchmarks.in_terminal import bench_terminal_start, bench_terminal_stream
 from benchmarks.server import bench_server
 from benchmarks.support import (
     PYTHON,
+    Result,
     StallMonitor,
     Terminal,
     app_terminal,
@@ -43,17 +44,6 @@ if TYPE_CHECKING:
     from byok_tui.screens.chat import ChatScreen
 
 HERE = Path(__file__).resolve().parent
-
-
-@dataclass
-class Result:
-    number: int
-    what: str
-    figure: str
-    baseline: str
-    ratio: float | None
-    target: str
-    met: bool | None
 
 
 def _ms(seconds: float) -> str:
@@ -910,12 +900,6 @@ async def run_in_process(work: Path, quick: bool, only: set[int]) -> list[Result
     return results
 
 
-def _row(number: int, found: Figures) -> Result:
-    return Result(
-        number, found.what, found.figure, found.baseline, found.ratio, found.target, found.met
-    )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
@@ -954,9 +938,9 @@ def main() -> int:
         if 12 in only:
             results += _called({12}, lambda: bench_paced_stream(work, args.quick))
         if 14 in only:  # in tmux, a real terminal emulator (benchmarks/in_terminal.py)
-            results += _called({14}, lambda: _row(14, bench_terminal_stream(work, args.quick)))
+            results += _called({14}, lambda: bench_terminal_stream(work, args.quick))
         if 15 in only:
-            results += _called({15}, lambda: _row(15, bench_terminal_start(work, args.quick)))
+            results += _called({15}, lambda: bench_terminal_start(work, args.quick))
     if 6 in only and memory is not None:
         results.append(
             Result(

@@ -17,28 +17,15 @@ from __future__ import annotations
 import shutil
 import statistics
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.server import bench_server
-from benchmarks.support import PYTHON, forget_drafts, make_home
+from benchmarks.support import PYTHON, Result, forget_drafts, make_home
 from benchmarks.tmux_terminal import TmuxTerminal
 
 HERE = Path(__file__).resolve().parent
 SIZE = (120, 40)
 ECHO_KEYS = "ЖЗИЙКЛМНПФЦЧШЩЭЮЯ"  # drawn by nothing but the composer
-
-
-@dataclass
-class Figures:
-    """What one benchmark found, for the table (benchmarks/__main__.py makes the rows)."""
-
-    what: str
-    figure: str
-    baseline: str
-    ratio: float | None
-    target: str
-    met: bool | None
 
 
 def _plain_cpu(argv: list[str], env: dict[str, str], report: Path, work: Path) -> float:
@@ -78,13 +65,13 @@ def _reply_round(
     return cpu, written.read_bytes(), echoes
 
 
-def _no_tmux(what: str) -> Figures:
-    return Figures(what, "not run: tmux is not installed", "-", None, "-", None)
+def _no_tmux(number: int, what: str) -> Result:
+    return Result(number, what, "not run: tmux is not installed", "-", None, "-", None)
 
 
-def bench_terminal_stream(work: Path, quick: bool) -> Figures:
+def bench_terminal_stream(work: Path, quick: bool) -> Result:
     if shutil.which("tmux") is None:
-        return _no_tmux("in tmux: a paced reply")
+        return _no_tmux(14, "in tmux: a paced reply")
     tokens, rate = (200, 200.0) if quick else (2_000, 200.0)
     env = make_home(work / "tmux-paced", 1, 2)
     with bench_server() as server:
@@ -125,7 +112,8 @@ def bench_terminal_stream(work: Path, quick: bool) -> Figures:
     sizes = [len(data) for data in written]
     idle_echo, echo_max = statistics.median(idle), max(echoes) if echoes else 0.0
     ratio = app_cpu / plain_cpu if plain_cpu else None
-    return Figures(
+    return Result(
+        14,
         f"in tmux: a {tokens:,}-token reply paced at {rate:.0f}/s, app CPU; key echo",
         f"CPU {app_cpu:.2f} s (median of {len(cpus)}: "
         f"{', '.join(f'{cpu:.2f}' for cpu in cpus)}; the first message of a start "
@@ -143,9 +131,9 @@ def bench_terminal_stream(work: Path, quick: bool) -> Figures:
     )
 
 
-def bench_terminal_start(work: Path, quick: bool) -> Figures:
+def bench_terminal_start(work: Path, quick: bool) -> Result:
     if shutil.which("tmux") is None:
-        return _no_tmux("in tmux: a send as the composer appears")
+        return _no_tmux(15, "in tmux: a send as the composer appears")
     env = make_home(work / "tmux-start", 20 if quick else 1000, 4 if quick else 20)
     rounds = 1 if quick else 5
     minimal_ready: list[float] = []
@@ -190,7 +178,8 @@ def bench_terminal_start(work: Path, quick: bool) -> Figures:
     base_ready, base_memory = statistics.median(minimal_ready), statistics.median(minimal_memory)
     app_memory = statistics.median(memory)
     met = send <= 0.15 and composer <= 1.2 * base_ready and app_memory <= 1.5 * base_memory
-    return Figures(
+    return Result(
+        15,
         "in tmux: a message sent as the composer appears; composer; memory 2 s after",
         f"Enter -> request {send * 1000:.0f} ms (median of {len(sends)}: "
         f"{', '.join(f'{s * 1000:.0f}' for s in sends)}); composer on screen "

@@ -20,11 +20,26 @@ import termios
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from byok_tui.core.registry import key_providers
 from byok_tui.keys import entry_name
+
+
+@dataclass
+class Result:
+    """One row of the table: a figure against its baseline from the same run, and its target."""
+
+    number: int
+    what: str
+    figure: str
+    baseline: str
+    ratio: float | None
+    target: str
+    met: bool | None
+
 
 PROSE = "The quick brown fox jumps over the lazy dog. " * 6
 LIST = "- first point\n- second point with `code`\n- third point\n"

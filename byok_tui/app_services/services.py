@@ -113,15 +113,17 @@ def known_keys(services: Services) -> list[str]:
     return [*stored.values(), *(key for key in env if key)]
 
 
-def remember_every_key(services: Services, store: Store) -> None:
-    """Register every stored, environment and per-bot key with the redaction layer, so that
-    copies of them are found in a prompt, and in every document that leaves byok-tui."""
+def remember_every_key(services: Services, store: Store | None = None) -> None:
+    """Register every stored and environment key (and, given the database, every per-bot
+    key) with the redaction layer, so that copies of them are found in a prompt, in what a
+    tool server says, and in every document that leaves byok-tui."""
     from byok_tui.core.redaction import remember_secret
 
     for key in known_keys(services):
         remember_secret(key)
-    for bot in store.bots():
-        store.bot_key(bot.id)  # registers it
+    if store is not None:
+        for bot in store.bots():
+            store.bot_key(bot.id)  # registers it
 
 
 def keys_kept_for(services: Services, store: Store, provider_id: str) -> list[str]:

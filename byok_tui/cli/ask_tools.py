@@ -35,7 +35,8 @@ def said(text: str) -> None:
 async def toolbox_for(services: Any, store: Any, bot: Any, allowed: list[str]) -> ToolBox | None:
     """The bot's tools as `ask` offers them, with the runner that obeys --allow-tool; None
     when the bot may use no tool."""
-    from byok_tui.cli.mcp import key_of_stored, remember_keys
+    from byok_tui.app_services.services import remember_every_key
+    from byok_tui.cli.mcp import key_of_stored
     from byok_tui.spend.estimate import estimated_tokens
     from byok_tui.tools.client import call_tool, list_tools
     from byok_tui.tools.servers import call_timeout, find_server, result_limit
@@ -45,14 +46,15 @@ async def toolbox_for(services: Any, store: Any, bot: Any, allowed: list[str]) -
         if allowed:
             said(f"{bot.name} may use no tool: --allow-tool is ignored (`byok-tui bot tools`)")
         return None
-    remember_keys(services)
+    remember_every_key(services, store)  # before a server's words are shown or sent on
     wanted: dict[str, set[str] | None] = {}  # a server: its tools chosen (None: all)
     for entry in chosen:
         server, _, tool = entry.partition(":")
-        if tool and wanted.get(server, set()) is not None:
-            wanted.setdefault(server, set()).add(tool)  # type: ignore[union-attr]
-        else:
+        tools = wanted.get(server, set())
+        if not tool:
             wanted[server] = None
+        elif tools is not None:
+            wanted[server] = tools | {tool}
     specs: list[ToolSpec] = []
     where: dict[str, tuple[Any, str, dict[str, Any]]] = {}  # offered name: server, tool, connect
     for name, tools in wanted.items():

@@ -163,13 +163,13 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _tools(args: argparse.Namespace) -> int:
-    from byok_tui.app_services.services import open_services
+    from byok_tui.app_services.services import open_services, remember_every_key
     from byok_tui.tools.client import list_tools
     from byok_tui.tools.servers import call_timeout, find_server
 
     services = open_services()
     server = find_server(services.config, args.name)
-    remember_keys(services)
+    remember_every_key(services)  # before a server's words are shown
     connect = {
         "environ": services.environ,
         "key_of": key_of_stored(services),
@@ -190,15 +190,6 @@ def _tools(args: argparse.Namespace) -> int:
         description = " ".join(tool.spec.description.split())[:160]
         print(f"{tool.spec.name}{said}\n    {description}")
     return 0
-
-
-def remember_keys(services: Any) -> None:
-    """Every stored key is known to the redaction layer before a server's words are shown."""
-    from byok_tui.app_services.services import known_keys
-    from byok_tui.core.redaction import remember_secret
-
-    for key in known_keys(services):
-        remember_secret(key)
 
 
 def key_of_stored(services: Any) -> Any:

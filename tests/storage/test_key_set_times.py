@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from byok_tui.providers.types import RequestRecord
 from byok_tui.spend.key_report import health_of
 from byok_tui.storage.store import Store
+from tests.support.spend import a_chat_request
 
 
 def test_an_answer_before_the_key_was_set_in_the_same_second_is_not_the_new_key_s(
@@ -18,15 +18,9 @@ def test_an_answer_before_the_key_was_set_in_the_same_second_is_not_the_new_key_
 ) -> None:
     store = Store(tmp_path / "byok.db")
     book = store.key_health
-    refused = RequestRecord(
+    refused = a_chat_request(
         started=1_000.2,
         provider="groq",
-        purpose="chat",
-        method="POST",
-        host="api.groq.com",
-        path="/openai/v1/chat/completions",
-        key_source="global",
-        key_last4="WXYZ",
         status=401,
         outcome="auth",
         key_name="default",
