@@ -112,6 +112,19 @@ def read_bounded(path: Path, limit: int) -> bytes:
     return data
 
 
+def open_private_append(path: Path) -> int:
+    """A descriptor appending to the regular file at `path`, made 0600 if new; a symlink, a
+    FIFO or a device is refused (FileReadError), never written through. Raises OSError."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags, 0o600)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise FileReadError(path, f"it is {_kind(mode)}, not a regular file; nothing was written")
+    return fd
+
+
 def _size(limit: int) -> str:
     return f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit >> 10} KB"
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Mapping
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from byok_tui.core.errors import ByokError, ErrorKind
 from byok_tui.core.redaction import redact_keys
@@ -67,16 +68,18 @@ async def connected(
         from mcp.client.stdio import stdio_client
     except ImportError:
         raise sdk_missing() from None
-    with contextlib.ExitStack() as files:
+    async with contextlib.AsyncExitStack() as opened:
         if server.url:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
             headers = {name: with_keys(value, key_of) for name, value in server.headers.items()}
-            http = httpx2.AsyncClient(headers=headers, timeout=timeout)
+            http = await opened.enter_async_context(
+                httpx2.AsyncClient(headers=headers, timeout=timeout)
+            )
             transport = streamable_http_client(server.url, http_client=http)
         else:
-            errors = files.enter_context(_private_log(log))
+            errors = opened.enter_context(_server_errors(log))
             parameters = StdioServerParameters(
                 command=server.command,
                 args=list(server.args),
@@ -98,12 +101,35 @@ async def connected(
             ) from None
 
 
+LONGEST_LOG_LINE = 64 * 1024
+
+
 @contextlib.contextmanager
-def _private_log(path: Path) -> Any:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
-        yield stream
+def _server_errors(path: Path) -> Iterator[TextIO]:
+    """What a stdio server writes to its standard error goes to the log `path` (private, a
+    regular file, appended, never through a symlink), every known key in it redacted: a
+    server given a key by its config may well print it. A pipe, copied line by line by a
+    thread of its own until the server and byok-tui have both closed it."""
+    from byok_tui.core.paths import make_private_dirs, open_private_append
+
+    try:
+        make_private_dirs(path.parent)
+        log = open_private_append(path)
+    except OSError as error:
+        raise ToolServerError(f"cannot write the MCP server's log {path}: {error}") from None
+    read_end, write_end = os.pipe()
+
+    def copy() -> None:
+        with os.fdopen(read_end, "rb") as said, os.fdopen(log, "ab") as kept:
+            while line := said.readline(LONGEST_LOG_LINE):
+                kept.write(redact_keys(line.decode("utf-8", "replace")).encode("utf-8"))
+                kept.flush()
+
+    copier = threading.Thread(target=copy, name="mcp-server-errors", daemon=True)
+    copier.start()
+    with os.fdopen(write_end, "w", encoding="utf-8") as errors:
+        yield errors
+    copier.join(timeout=5)
 
 
 def listed_tools(server: ToolServer, listing: Any) -> list[ServerTool]:

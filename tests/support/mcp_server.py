@@ -1,8 +1,8 @@
 """A real MCP server, written with the official SDK, for the tests: run as
 `python -m tests.support.mcp_server` it speaks stdio; with `--http PORT` streamable HTTP on
 127.0.0.1. Its tools are the cases byok-tui must handle: an answer, a slow call, a failing
-one, a huge result, a hostile one (escape sequences and markup), a crash, and one that
-reports the environment it was given (so a test can assert no key reached it)."""
+one, a huge result, a hostile one (escape sequences and markup), a crash, one that
+prints its environment to standard error, and one that reports the environment it was given (so a test can assert no key reached it)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,13 @@ def hostile() -> str:
 @server.tool(description="Ends the server's process at once.")
 def crash() -> str:
     os._exit(3)
+
+
+@server.tool(description="Writes its environment to standard error, as a chatty server does.")
+def chatty() -> str:
+    for name, value in sorted(os.environ.items()):
+        print(f"{name}={value}", file=sys.stderr, flush=True)
+    return "said it all"
 
 
 @server.tool(description="Every environment variable the server was started with.")

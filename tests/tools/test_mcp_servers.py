@@ -156,6 +156,30 @@ def test_a_stored_key_reaches_a_server_only_by_its_own_config_and_comes_back_red
     assert OPENAI_KEY not in result.content
 
 
+def test_what_a_server_prints_is_logged_with_its_key_redacted() -> None:
+    """A server given a key by its own config may print it: its standard error goes to a
+    private log with every known key redacted, never to the terminal."""
+    open_key_store(app_paths()).set(entry_name("openai"), OPENAI_KEY)
+    remember_secret(OPENAI_KEY)
+    result = call(stdio(env={"UPSTREAM_KEY": "{key:openai}"}), "chatty", {})
+    assert result.content == "said it all"
+    log = app_paths().log_dir / "mcp-test.log"
+    logged = log.read_text(encoding="utf-8")
+    assert "UPSTREAM_KEY=" in logged and OPENAI_KEY not in logged
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_log_that_is_a_symlink_is_refused_and_nothing_is_started(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("")
+    log = app_paths().log_dir / "mcp-test.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.symlink_to(target)
+    result = call(stdio(), "chatty", {})
+    assert result.is_error and "cannot write the MCP server's log" in result.content
+    assert target.read_text() == ""
+
+
 # Calls ----------------------------------------------------------------------------------------
 
 
