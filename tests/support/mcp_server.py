@@ -1,8 +1,9 @@
 """A real MCP server, written with the official SDK, for the tests: run as
 `python -m tests.support.mcp_server` it speaks stdio; with `--http PORT` streamable HTTP on
 127.0.0.1. Its tools are the cases byok-tui must handle: an answer, a slow call, a failing
-one, a huge result, a hostile one (escape sequences and markup), a crash, one that
-prints its environment to standard error, and one that reports the environment it was given (so a test can assert no key reached it)."""
+one, a huge result, a hostile one (escape sequences and markup), a crash, one that prints
+its environment to standard error, and one that reports the environment it was given (so a
+test can assert no key reached it)."""
 
 from __future__ import annotations
 
