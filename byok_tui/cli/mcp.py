@@ -114,6 +114,24 @@ def _pairs(given: list[str], what: str) -> dict[str, str]:
     return found
 
 
+def _refuse_keys(given: dict[str, str]) -> None:
+    """A key written out in --env or --header would sit in the config file in clear: one of
+    the user's stored keys, or anything shaped like a provider's, is refused; a reference,
+    {key:PROVIDER}, is what puts a stored key there."""
+    from byok_tui.app_services.services import open_services, remember_every_key
+    from byok_tui.core.redaction import redact_keys
+    from byok_tui.tools.servers import KEY_REFERENCE
+
+    remember_every_key(open_services())
+    for name, value in given.items():
+        if redact_keys(KEY_REFERENCE.sub("", value)) != KEY_REFERENCE.sub("", value):
+            raise ByokError(
+                f"{name} holds a key written out: it would be kept in the config file in clear",
+                remedy="Give a stored key by reference instead, {key:PROVIDER} "
+                "(`byok-tui keys set PROVIDER` stores it); nothing was added.",
+            )
+
+
 def _add(args: argparse.Namespace) -> int:
     from byok_tui.tools.servers import ToolServer, add_server
 
@@ -123,14 +141,16 @@ def _add(args: argparse.Namespace) -> int:
             "give either a command after -- (stdio) or --url (streamable HTTP)",
             remedy="byok-tui mcp add NAME -- COMMAND [ARGS...], or byok-tui mcp add NAME --url URL",
         )
+    env, headers = _pairs(args.env, "env"), _pairs(args.header, "header")
+    _refuse_keys({**env, **headers})
     server = ToolServer(
         args.name,
         command[0] if command else "",
         tuple(command[1:]),
-        _pairs(args.env, "env"),
+        env,
         args.cwd,
         args.url,
-        _pairs(args.header, "header"),
+        headers,
         args.timeout,
     )
     path = app_paths().config_file

@@ -89,6 +89,21 @@ def test_servers_are_added_listed_and_removed_from_the_shell() -> None:
     assert again.returncode == 1 and "exists already" in again.stderr
 
 
+def test_a_key_written_out_for_a_server_is_refused_and_nothing_added() -> None:
+    open_key_store(app_paths()).set(entry_name("openai"), OPENAI_KEY)
+    for option in (f"OPENAI_API_KEY={OPENAI_KEY}", "X=gsk_" + "Z" * 52):
+        refused = run_cli("mcp", "add", "leaky", "--env", option, "--", *SERVER)
+        assert refused.returncode == 2 and "holds a key written out" in refused.stderr
+        assert OPENAI_KEY not in refused.stderr
+    header = run_cli("mcp", "add", "web", "--url", "https://x.example/mcp", "--header",
+                     f"Authorization=Bearer {OPENAI_KEY}")  # fmt: skip
+    assert header.returncode == 2
+    assert "leaky" not in run_cli("mcp", "list").stdout
+    assert "web" not in run_cli("mcp", "list").stdout
+    by_reference = run_cli("mcp", "add", "ok", "--env", "K={key:openai}", "--", *SERVER)
+    assert by_reference.returncode == 0, by_reference.stderr
+
+
 def test_mcp_tools_starts_the_server_lists_its_tools_and_shows_no_escape_sequence() -> None:
     assert run_cli("mcp", "add", "test", "--cwd", str(REPO), "--", *SERVER).returncode == 0
     listed = run_cli("mcp", "tools", "test", timeout=60)
