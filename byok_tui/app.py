@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from byok_tui.app_services.services import AppContext
     from byok_tui.storage.db import Progress
 
+
 def _open_context(
     services: Services | None,
     environ: Mapping[str, str],

@@ -374,6 +374,8 @@ class ConversationService:
                     yield ToolRan(call, result)
                 said = recorder.next_round(calls, tuple(results))
                 if ready.provider.needs_key and not ready.over_budget:
+                    # What the rounds so far cost counts: priced and saved before the check.
+                    await asyncio.to_thread(recorder.save_cost_so_far)
                     await asyncio.to_thread(
                         check_budgets, self._store, ready.provider.id, request.model
                     )

@@ -169,6 +169,12 @@ class ReplyRecorder:
         if self._clock() - self._last_flush >= FLUSH_SECONDS:
             self.flush("partial")
 
+    def save_cost_so_far(self) -> None:
+        """Price the rounds so far and save it, so that a budget checked before the next
+        round counts them (blocking: run in a worker thread). The final cost replaces it."""
+        done = self._usages()[:-1]  # the round now asked for has no counts yet
+        self._store.save_cost(self._message_id, cost_of_requests(self._priced_as, done))
+
     def flush_pending(self) -> None:
         """Save what arrived since the last flush, if anything did."""
         if self._dirty:

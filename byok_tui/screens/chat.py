@@ -118,11 +118,7 @@ class ChatScreen(ChatHost):
         if self.state is not None:
             self._fill_config_pane(pane, self.state)
 
-
     # Loading -------------------------------------------------------------------------------
-
-
-
 
     def on_state_load_failed(self, message: StateLoadFailed) -> None:
         if message.generation == self._load_generation:
@@ -163,10 +159,8 @@ class ChatScreen(ChatHost):
         if replies:
             replies.last().focus()
 
-
     def on_local_runtime_checked(self, message: LocalRuntimeChecked) -> None:
         self._status.local_runtime_checked(message)
-
 
     # Sidebar -------------------------------------------------------------------------------
 
@@ -236,7 +230,6 @@ class ChatScreen(ChatHost):
 
     def on_bot_settings_pane_keys_changed(self, _message: BotSettingsPane.KeysChanged) -> None:
         self._status.refresh()
-
 
     def on_chat_column_conversation_started(self, message: ChatColumn.ConversationStarted) -> None:
         if self.state is not None:

@@ -186,9 +186,6 @@ class RequestsScreen(_LedgerScreen):
         # Text cells: host, path and model came from outside and are never parsed as markup.
         today = time.strftime("%Y-%m-%d ")
         table.add_rows(
-            [
-                tuple(Text(_shorter(cell, today)) for cell in request_cells(row))
-                for row in rows
-            ]
+            [tuple(Text(_shorter(cell, today)) for cell in request_cells(row)) for row in rows]
         )
         table.focus()

@@ -396,7 +396,8 @@ class Store(BotRows, DraftRows):
             )
 
     def save_cost(self, message_id: int, cost: Cost) -> None:
-        """A reply's cost, once it has ended: it is never worked out again."""
+        """A reply's cost once it has ended (and, for one that calls tools, its rounds' so far,
+        which a budget then counts; the final cost replaces it)."""
         with self.transaction() as db:
             self._save_cost(db, message_id, cost)
 

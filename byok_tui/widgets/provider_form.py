@@ -70,9 +70,7 @@ class ProviderForm(Vertical):
                 placeholder="base URL, e.g. http://127.0.0.1:1234/v1", id="new-provider-url"
             )
         with Horizontal():
-            yield Input(
-                placeholder="models, comma-separated (optional)", id="new-provider-models"
-            )
+            yield Input(placeholder="models, comma-separated (optional)", id="new-provider-models")
             yield Select(KEY_CHOICES, value="required", allow_blank=False, id="new-provider-key")
             yield Button("Add provider", id="add-provider")
         yield Static(id="new-provider-problem")

@@ -104,6 +104,35 @@ def test_a_reply_that_keeps_calling_stops_after_ten_requests() -> None:
     assert "asked for tools again after 10 rounds; stopped there" in err
 
 
+def test_a_budget_the_first_round_used_up_stops_the_next() -> None:
+    """Budgets are checked before each round, counting what the rounds so far cost."""
+
+    def calls_and_bills(seen: Seen) -> Reply:
+        reply = always_calls(seen)
+        usage = {"choices": [], "usage": {"prompt_tokens": 200_000, "completion_tokens": 50_000}}
+        return Reply(steps=[*reply.steps[:-1], *sse(usage), reply.steps[-1]])
+
+    ready()
+    open_key_store(app_paths()).set(entry_name("openai"), "sk-proj-" + "T" * 60)
+    assert run_cli("budget", "set", "openai", "0.01", "--per", "day").returncode == 0
+    with provider_server(calls_and_bills) as server:
+        env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
+        done = run_cli(
+            "ask", "-p", "openai", "--allow-tool", "test:weather", "Weather?", env=env, timeout=120
+        )
+        assert len(server.requests) == 1
+    assert done.returncode == 9, done.stderr
+    assert "tool test:weather" in done.stderr
+
+
+def test_each_round_is_a_request_of_its_own_in_the_request_log() -> None:
+    ready()
+    with provider_server(calls_weather) as server:
+        assert ask(server, "--allow-tool", "test:weather")[0] == 0
+    logged = json.loads(run_cli("requests", "--json").stdout)
+    assert [entry["purpose"] for entry in logged] == ["chat", "chat"]
+
+
 def test_a_bot_given_no_tools_is_offered_none() -> None:
     open_key_store(app_paths()).set(entry_name("groq"), KEY)
     with provider_server(calls_weather) as server:
