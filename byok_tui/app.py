@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -64,27 +64,18 @@ if TYPE_CHECKING:  # loaded after the first frame (screens/start.py)
     from rich.console import RenderableType
 
     from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.opening import Opening
     from byok_tui.app_services.services import AppContext
-    from byok_tui.storage.db import Progress
+    from byok_tui.screens.chat import ChatScreen
 
 
-def _open_context(
-    services: Services | None,
-    environ: Mapping[str, str],
-    backend: Backend | None = None,
-    progress: Progress | None = None,
-) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
-    """Open the database and clients and load the chat screen's modules (in a thread); and
-    the key store, with every key read, when that was left until after the first frame.
-    `progress`: told how far a long upgrade of the database is."""
+def _open_context(*args: Any) -> Opening:
+    """Load the chat screen's modules, then open what it shows (open_app's arguments), in
+    the opening thread."""
     import byok_tui.screens.chat  # noqa: F401  (the import is most of the work)
-    from byok_tui.app_services.services import AppContext
+    from byok_tui.app_services.opening import open_app
 
-    keys_read = None
-    if services is None:
-        services = open_services(environ)
-        keys_read = read_keys(providers(), services.keys, services.environ)
-    return AppContext.open(services, backend, progress), keys_read
+    return open_app(*args)
 
 
 TERMINATED = 128 + signal.SIGTERM  # the exit status of a process ended by SIGTERM, as `ask`'s
@@ -92,11 +83,10 @@ TERMINATED = 128 + signal.SIGTERM  # the exit status of a process ended by SIGTE
 
 @dataclass
 class ContextOpened(Message):
-    """The database and clients are open, and the chat screen's modules loaded."""
+    """The database and clients are open, the chat screen's modules loaded and what it opens
+    on read."""
 
-    opened: AppContext
-    keys_read: tuple[KeyOverview, KeySnapshot] | None
-    """Every key, read after the first frame (None: read before it)."""
+    opening: Opening
 
 
 @dataclass
@@ -195,23 +185,28 @@ class ByokApp(App[None]):
                 self.call_from_thread(start.show_progress, done, total)
 
         try:
-            opened, keys_read = await asyncio.to_thread(
-                _open_context, self._services, self._environ, self._backend, progress
+            opening = await asyncio.to_thread(
+                _open_context,
+                self._services,
+                self._environ,
+                self._backend,
+                progress,
+                self._keys_read,
             )
         except ByokError as error:  # e.g. a damaged database: one line, as the CLI prints it
             self.said_after = f"byok-tui: {error.one_line()}"
             self.exit(return_code=1)
             return
-        self.post_message(ContextOpened(opened, self._keys_read or keys_read))
+        self.post_message(ContextOpened(opening))
 
     async def on_context_opened(self, message: ContextOpened) -> None:
         # Awaited in the app's own handler: keys pressed while the chat screen is being
         # mounted wait in the app's queue and reach its composer once it is up.
-        self._opened = message.opened
-        from byok_tui.app_services.app_data import AppData
+        opening = message.opening
+        self._opened = opening.context
         from byok_tui.screens.chat import ChatScreen
 
-        data = self._data = AppData(message.opened, message.keys_read)
+        data = self._data = opening.data
 
         # From the writer's thread, without waiting for the UI (which may be waiting for it).
         def tell(said: str) -> None:
@@ -222,12 +217,19 @@ class ByokApp(App[None]):
         start = self.screen_stack[0]
         early = await start.early_input() if isinstance(start, StartScreen) else None
         # Pushed over the start screen: Textual cannot switch away from the default screen.
-        overview = message.keys_read[0] if message.keys_read else None
-        await self.push_screen(ChatScreen(data, overview, early, clock=self.clock))
-        run_as_started()
+        screen = ChatScreen(
+            data, opening.overview, early, first_state=opening.first_state, clock=self.clock
+        )
+        await self.push_screen(screen)
         asked, self._when_started = self._when_started, []
         for action in asked:  # a screen asked for while starting: over the chat screen
             action()
+
+    def on_chat_screen_started_up(self, _message: ChatScreen.StartedUp) -> None:
+        # Not before: threads switching every 0.5 ms let a message sent on the start screen
+        # read and store in its threads while the chat screen is drawn (at 5 ms it waited
+        # ~5 ms at each of a dozen reads).
+        run_as_started()
 
     def on_write_failed(self, message: WriteFailed) -> None:
         self.notify(message.said, severity="error", timeout=15)

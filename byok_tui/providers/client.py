@@ -116,27 +116,19 @@ class ProviderClient:
             return self._http
         return await asyncio.to_thread(self._client)
 
+    def prepare(self) -> None:
+        """Make the HTTP client now (blocking: from a thread that can wait for it, such as
+        the app's opening one), so that the first request does not wait for it."""
+        self._client()
+
     def _client(self) -> httpx.AsyncClient:
         with self._making:  # a request and the start-up probe may both make it
             return self._make_client() if self._http is None else self._http
 
     def _make_client(self) -> httpx.AsyncClient:
-        import httpx
-        import orjson  # noqa: F401 (the request bodies' encoder, loaded here off the event loop)
+        from byok_tui.providers.network import http_client
 
-        from byok_tui.compat import with_network_backend
-        from byok_tui.providers.network import ProtocolBackend
-
-        # No proxies, .netrc credentials or certificate paths picked up from the environment.
-        transport = httpx.AsyncHTTPTransport(verify=True, trust_env=False)
-        with_network_backend(transport, ProtocolBackend())  # cheaper reads: network.py
-        self._http = httpx.AsyncClient(
-            transport=transport,
-            follow_redirects=False,  # a redirect must never carry a key to another host
-            trust_env=False,
-            timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
-            headers={"user-agent": f"byok-tui/{__version__}"},
-        )
+        self._http = http_client(self._timeouts.read, self._timeouts.connect, __version__)
         return self._http
 
     async def aclose(self) -> None:

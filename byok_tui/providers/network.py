@@ -14,11 +14,15 @@ them, so httpx maps them as usual. Never logs or keeps what it writes: a request
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
+
+if TYPE_CHECKING:
+    import httpx
 
 # Unread bytes at which the socket stops being read, and half of it, where reading resumes.
 # What httpcore reads at a time: in a burst, reading on past it only added the loop's socket
@@ -261,3 +265,31 @@ def _opened(
 def _why(error: BaseException | None, otherwise: str = "the connection broke") -> str:
     """The error's own words (an OSError's text names no URL, so no key), else `otherwise`."""
     return (str(error) or type(error).__name__) if error is not None else otherwise
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """What every client verifies servers against, loaded once a process (~40-60 ms each
+    time): httpx's default (certifi's certificates), never a file the environment names."""
+    import httpx
+
+    return httpx.create_ssl_context(verify=True, trust_env=False)
+
+
+def http_client(read_timeout: float, connect_timeout: float, version: str) -> httpx.AsyncClient:
+    """The HTTP client every provider request goes through."""
+    import httpx
+    import orjson  # noqa: F401 (the request bodies' encoder, loaded here off the event loop)
+
+    from byok_tui.compat import with_network_backend
+
+    # No proxies, .netrc credentials or certificate paths picked up from the environment.
+    transport = httpx.AsyncHTTPTransport(verify=_tls_context(), trust_env=False)
+    with_network_backend(transport, ProtocolBackend())  # cheaper reads: this module's
+    return httpx.AsyncClient(
+        transport=transport,
+        follow_redirects=False,  # a redirect must never carry a key to another host
+        trust_env=False,
+        timeout=httpx.Timeout(read_timeout, connect=connect_timeout),
+        headers={"user-agent": f"byok-tui/{version}"},
+    )

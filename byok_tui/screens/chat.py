@@ -22,9 +22,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Key, Resize
+from textual.message import Message
 from textual.widgets import Button, Header, Input, TextArea
 
 from byok_tui.app_services.app_data import AppData
+from byok_tui.app_services.chat_state import ChatState
 from byok_tui.core.bindings import CHAT_KEYS, textual_bindings
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import KeyOverview
@@ -60,10 +62,16 @@ from byok_tui.widgets.message_views import (
 )
 from byok_tui.widgets.sidebar import Sidebar
 
+# Longest the config pane waits for a message sent on the start screen to leave.
+FIRST_SEND_FIRST = 2.0
+
 
 class ChatScreen(ChatHost):
     CSS_PATH = "chat.tcss"  # read already with the app's own (app.py): nothing parsed again
     BINDINGS = textual_bindings(CHAT_KEYS)
+
+    class StartedUp(Message):
+        """The screen's last part (the config pane) is up: the app has finished starting."""
 
     def __init__(
         self,
@@ -71,9 +79,10 @@ class ChatScreen(ChatHost):
         overview: KeyOverview | None = None,
         early: EarlyInput | None = None,
         *,
+        first_state: ChatState | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(data, overview, early, clock=clock)
+        super().__init__(data, overview, early, first_state=first_state, clock=clock)
         self._status = ChatStatus(self)
         self._bots = BotActions(self)
         self._conversations = ConversationActions(self)
@@ -96,10 +105,12 @@ class ChatScreen(ChatHost):
             composer.text, composer.selection = self._early.text, self._early.selection
             for message in self._early.sent:  # sent or attached once the conversation is open
                 composer.post_message(message)
+            if any(isinstance(message, Composer.Submitted) for message in self._early.sent):
+                self.column.send_coming()
         # At once, not after the messages already queued (composer.focus() would be): keys
         # pressed while the app was starting are queued, and must reach the composer.
         self.set_focus(composer)
-        self.read_again()
+        self.open_first()
         self._status.check_local_runtime()
         for notice in self.data.notices():  # e.g. the data folder's permissions tightened
             self.notify(notice, severity="warning", timeout=15)
@@ -108,15 +119,23 @@ class ChatScreen(ChatHost):
     # A worker, not awaited in the screen's own queue: its selects, inputs and text area
     # take ~50-100 ms to mount, and the screen drew nothing meanwhile (keys typed then
     # were drawn 60-95 ms after they were typed; 40-55 ms with the mount in a worker).
+    # A message sent on the start screen goes first: mounted meanwhile, the pane held its
+    # request back by as long.
     @work(group="config-pane")
     async def _mount_config_pane(self) -> None:
-        pane = BotSettingsPane(self.data, id="config")
-        pane.display = self.panes.shown_at("#config", self.size.width)
-        await self.query_one("#body").mount(pane)
-        self.config_pane = pane
-        self.panes.fit()
-        if self.state is not None:
-            self._fill_config_pane(pane, self.state)
+        try:
+            await self.column.request_left(FIRST_SEND_FIRST)
+            pane = BotSettingsPane(self.data, id="config")
+            pane.display = self.panes.shown_at("#config", self.size.width)
+            await self.query_one("#body").mount(pane)
+            self.config_pane = pane
+            self.panes.fit()
+            if self.state is not None:
+                self._fill_config_pane(pane, self.state)
+        finally:  # the app's start ends even if this failed (its error is shown)
+            self.post_message(self.StartedUp())
+            # Not while the screen comes: its ~80 ms of imports in a thread slowed that.
+            self.warm_up_replies()
 
     # Loading -------------------------------------------------------------------------------
 

@@ -168,6 +168,7 @@ class ChatColumn(ColumnBase):
         # takes longer: a frame drawn first would hold the request back by its length. So
         # is the rest of what Enter changed (the composer emptied, the activity line).
         self._unechoed, self._echoed_files = text, self._outgoing
+        self._request_left.clear()
         self._hold_frames()
         self.set_timer(ECHO_GRACE, self._echo)
         if not self._ready.is_set():
@@ -209,7 +210,7 @@ class ChatColumn(ColumnBase):
         relay = ReplyRelay(
             self._stream,
             post=self.post_message,
-            echo=self._echo,
+            echo=self._on_wire,
             forward=self._forward,
             continuing=branch.continue_of is not None,
         )
@@ -372,6 +373,7 @@ class ChatColumn(ColumnBase):
         self.app.push_screen(ConfirmDialog(question, yes="Send anyway"), decided)
 
     def on_reply_ended(self, message: ReplyEnded) -> None:
+        self._request_left.set()
         self._echo()
         self._stream.flush(final=True)  # what arrived before the end is shown
         reply = self._stream.view

@@ -38,8 +38,10 @@ class ChatHost(Screen[None]):
         overview: KeyOverview | None = None,
         early: EarlyInput | None = None,
         *,
+        first_state: ChatState | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """`first_state`: what to open on, read already (None: read once mounted)."""
         super().__init__()
         self.data = data
         self._clock = clock  # what the column's countdowns read (tests move it on)
@@ -47,6 +49,7 @@ class ChatHost(Screen[None]):
         self._first_overview = overview
         self._billed_since_load = 0.0  # replies priced since the state was read
         self._early = early  # what was typed and sent on the start screen
+        self._first_state = first_state
         self.panes = SidePanes(self)
         # The config pane, once mounted (after the first frame): only then are its fields
         # composed and safe to fill.
@@ -76,6 +79,26 @@ class ChatHost(Screen[None]):
         self._reveal = reveal
         self._transcript_due = True
         self.read_again()
+
+    def open_first(self) -> None:
+        """Show what the screen opens on: read already, or read now."""
+        first, self._first_state = self._first_state, None
+        if first is None:
+            self.read_again()
+            return
+        self._load_generation += 1
+        self.column.opening()
+        # Shown once the screen's first frame is drawn, as a read in a thread was: shown
+        # before it, its ~100 ms of widgets held that frame back, and the keys typed
+        # meanwhile waited for them.
+        loaded = StateLoaded(first, transcript=True, generation=self._load_generation)
+        self.call_after_refresh(self.post_message, loaded)
+
+    @work(thread=True, exclusive=True, group="warm-up")
+    def warm_up_replies(self) -> None:
+        """What drawing replies needs, loaded before any reply is composed (see _load)."""
+        with contextlib.suppress(Exception):
+            warm_up()
 
     def read_again(self) -> None:
         """Read again what is shown, or being opened: keys, bots, the bot's config."""

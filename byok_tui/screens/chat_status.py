@@ -154,6 +154,8 @@ class ChatStatus:
         self.local_running[message.provider_id] = message.running
         self.show_providers()
         state = screen.state
-        shown = state is not None and state.bot.config.provider == message.provider_id
+        # Its model list now holds the models it has: read again if its bot is shown, or
+        # may be (the first state, read before the probe answered, is still to be shown).
+        shown = state is None or state.bot.config.provider == message.provider_id
         if shown and message.running:
-            screen.read_again()  # its model list now holds the models it has
+            screen.read_again()

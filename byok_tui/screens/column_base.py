@@ -90,6 +90,9 @@ class ColumnBase(Vertical):
         # (or the bot's config) is being read: a message sent then waits.
         self._ready = asyncio.Event()
         self._unsent_kept = False  # a message waiting for its conversation is kept aside
+        # Clear while a message sent waits for its request to be on the wire (or to fail).
+        self._request_left = asyncio.Event()
+        self._request_left.set()
         self._billed: float | None = None  # what the reply in progress cost, once it ended
         self._words_at = -WORDS_ARRIVING  # when the reply's last words arrived (the clock's)
         self._blink_held = False  # the composer's blink, stopped while words arrive
@@ -244,6 +247,21 @@ class ColumnBase(Vertical):
 
     def on_unmount(self) -> None:
         self._release_frames()  # the app's frames are never left held
+
+    def send_coming(self) -> None:
+        """A message sent before this column existed is on its way to it."""
+        self._request_left.clear()
+
+    async def request_left(self, longest: float) -> None:
+        """Once no message sent waits for its request to be on the wire, or after `longest`
+        seconds (a message held back, such as one the user is asked about)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._request_left.wait(), longest)
+
+    def _on_wire(self) -> None:
+        """The request of the message sent is on the wire."""
+        self._request_left.set()
+        self._echo()
 
     def _echo(self) -> None:
         held = self._frames_held is not None

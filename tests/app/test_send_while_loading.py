@@ -16,6 +16,7 @@ from byok_tui.app_services.chat_state import ChatState
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
+from byok_tui.screens.start import StartScreen
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from tests.support.fake_backend import FakeProviders
@@ -114,6 +115,8 @@ async def test_a_message_sent_while_a_conversation_opens_is_sent_to_it_once_open
 async def test_a_message_sent_before_the_first_conversation_opens_is_not_lost(
     slow_loads: SlowLoads,
 ) -> None:
+    """The first conversation is read before the chat screen comes: a message sent on the
+    start screen meanwhile is sent once it is open, under its history."""
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     slow_loads.hold()
     fake = FakeProviders()
@@ -121,11 +124,11 @@ async def test_a_message_sent_before_the_first_conversation_opens_is_not_lost(
     app = app_answered_by(fake)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for(pilot, slow_loads.waiting.is_set)
-        await wait_for(pilot, lambda: chat(app).is_mounted if app.screen_stack else False)
         await send(pilot, "typed at once")
         await pilot.pause(0.2)
-        assert chat(app).state is None  # still opening
+        assert isinstance(app.screen, StartScreen)  # still opening
         slow_loads.release.set()
+        await wait_for(pilot, lambda: len(app.screen_stack) > 1)  # the chat screen came
         await wait_for(pilot, lambda: replies(app) == ["hello back"])
         assert user_messages(app) == ["typed at once"]
     assert fake.requests[0].texts[-1] == "typed at once"

@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,15 +22,12 @@ from textual.worker import WorkerFailed
 import byok_tui.app
 import byok_tui.cli
 from byok_tui import launch
-from byok_tui.app_services.services import AppContext, Backend, Services
+from byok_tui.app_services.opening import Opening
 from byok_tui.core import startup
 from byok_tui.core.paths import app_paths
-from byok_tui.core.records import KeyOverview
 from byok_tui.core.registry import providers
 from byok_tui.keys import KeyStore, entry_name, open_key_store
-from byok_tui.keys.overview import KeySnapshot
 from byok_tui.screens.start import StartScreen, StartSidebar
-from byok_tui.storage.db import Progress
 from byok_tui.widgets.composer import Composer
 from tests.support.fake_backend import FakeProviders
 from tests.support.keys import ENV_KEY, FAKE_KEYS
@@ -51,14 +48,9 @@ def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     release = threading.Event()
     open_context = byok_tui.app._open_context
 
-    def held(
-        services: Services | None,
-        environ: Mapping[str, str],
-        backend: Backend | None = None,
-        progress: Progress | None = None,
-    ) -> tuple[AppContext, tuple[KeyOverview, KeySnapshot] | None]:
+    def held(*args: object) -> Opening:
         release.wait(10)
-        return open_context(services, environ, backend, progress)
+        return open_context(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(byok_tui.app, "_open_context", held)
     yield release
@@ -198,6 +190,40 @@ async def test_a_message_sent_in_the_first_frame_is_sent_once_the_conversation_i
         sent = fake.requests[0].chat.messages[-1]
         assert sent.content.startswith("hello\n") and "first line" in sent.content, sent.content
         assert chat(app).query_one(Composer).text == "next", "what followed Enter stays"
+
+
+async def test_a_message_sent_in_the_first_frame_leaves_before_the_config_pane_is_mounted(
+    held_at_start: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mounting the config pane's fields takes 50-100 ms of the event loop: a message the
+    user sent on the start screen goes first, then the pane comes, and the app's start ends
+    (threads switch at Python's default again)."""
+    import byok_tui.screens.chat
+    from byok_tui.screens.bot_settings import BotSettingsPane
+
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    fake = FakeProviders()
+    fake.enqueue("Hello")
+    requests_when_mounted: list[int] = []
+
+    class Recorded(BotSettingsPane):
+        def on_mount(self) -> None:
+            requests_when_mounted.append(len(fake.requests))
+
+    monkeypatch.setattr(byok_tui.screens.chat, "BotSettingsPane", Recorded)
+    sys.setswitchinterval(startup.STARTING_SWITCH_INTERVAL)  # as the launcher leaves it
+    try:
+        app = app_answered_by(fake)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.press(*"hello", "enter")
+            held_at_start.set()
+            await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+            await wait_for(pilot, lambda: replies(app) == ["Hello"])
+            await wait_for(pilot, lambda: bool(requests_when_mounted))
+            assert requests_when_mounted == [1], "the pane came before the request left"
+            await wait_for(pilot, lambda: sys.getswitchinterval() == 0.005)
+    finally:
+        sys.setswitchinterval(startup.RUNNING_SWITCH_INTERVAL)
 
 
 @pytest.mark.parametrize("backend", ["file", "keyring"])
@@ -684,3 +710,26 @@ async def test_the_config_pane_toggled_before_it_is_mounted_comes_as_chosen() ->
         assert not panes.shown_at("#config", app.size.width), "hidden, as the key asked"
         panes.toggle("#config")
         assert panes.shown_at("#config", app.size.width)
+
+
+async def test_the_chat_screen_opens_on_what_the_opening_thread_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read by the chat screen's own thread while the screen was drawn, its two dozen reads
+    each waited for the busy event loop (~300 ms in all), and a message sent on the start
+    screen waited for them: the opening thread reads it, before the chat screen exists."""
+    from byok_tui.app_services.app_data import AppData
+
+    app = make_app()
+    read_with_screens: list[int] = []
+    chat_state = AppData.chat_state
+
+    def counted(data: AppData, *args: int | None) -> object:
+        read_with_screens.append(len(app.screen_stack))
+        return chat_state(data, *args)
+
+    monkeypatch.setattr(AppData, "chat_state", counted)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert chat(app).state is not None
+    assert read_with_screens == [1], "the chat state read again, or read by the chat screen"

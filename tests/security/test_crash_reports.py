@@ -58,7 +58,7 @@ def test_a_crash_in_a_worker_keeps_its_traceback_with_files_and_lines() -> None:
         assert "Traceback (most recent call last)" in shown
         assert 'crashing_app.py", line' in shown  # the file and line that raised
         assert "in read_a_malformed_database" in shown
-        assert "in _load" in shown  # the app's own worker, down to the failing frame
+        assert "in _open_context" in shown  # the app's own worker, down to the failing frame
         assert "DatabaseError: database disk image is malformed" in shown
         assert GOOGLE_KEY not in shown
 

@@ -181,6 +181,7 @@ async def test_a_draft_typed_while_the_app_opens_its_conversation_is_estimated_o
         await pilot.pause(0.5)  # typing paused: the estimate's moment, nothing open yet
         release.set()
         expected = estimate("openai", "gpt-5.5", ["q" * 4000, "a" * 4000, "hello"]).line()
+        await wait_for(pilot, lambda: len(app.screen_stack) > 1)  # the chat screen came
         await wait_for(pilot, lambda: activity_of(app) == expected)
     assert server.requests == []
 

@@ -1,7 +1,7 @@
 """Runs byok-tui's app headless with a screen that crashes while a key sits in its locals.
 
 Used by the crash-report tests as a real process: `python -m tests.support.crashing_app`,
-or `… crashing_app worker` for the real app whose first state read, in a thread worker,
+or `… crashing_app worker` for the real app whose first state read, in its opening worker,
 meets a damaged database (Textual reports it as WorkerFailed, with no traceback of its own).
 """
 
@@ -34,7 +34,7 @@ class CrashingApp(ByokApp):
 
 
 def read_a_malformed_database(*_args: object, **_kwargs: object) -> None:
-    """What the chat screen's state read (a thread worker) meets in a damaged database."""
+    """What the first state read (in the app's opening worker) meets in a damaged database."""
     key = resolve_key(get_provider("google"), open_key_store(app_paths()))
     raise sqlite3.DatabaseError(f"database disk image is malformed near {key.value}")
 
