@@ -360,3 +360,35 @@ def test_start_screen(snap_compare: Any) -> None:
             return StartScreen(overview)
 
     assert snap_compare(StartOnly(), terminal_size=(140, 40))
+
+
+def test_a_reply_with_a_tool_call_and_its_result(snap_compare: Any) -> None:
+    """A reply that called a tool of an MCP server (allowed once in the approval dialog):
+    above the reply, the call as one line, "▾ Tool test_weather: 30 characters back",
+    expanded (Enter on it) to show its arguments ({"city": "Oslo"}) and the result the
+    server gave ("Oslo: snow for 1 day(s), -4 C."); then the reply, whose second round
+    used that result, in a paragraph of its own."""
+    from byok_tui.widgets.tool_call import ToolCallView
+    from tests.support.provider_server import provider_server
+    from tests.tools.test_ask_with_tools import calls_weather
+    from tests.tools.test_tools_in_the_app import TOLD, dialog, ready
+
+    ready()
+    with provider_server(calls_weather) as server:
+        app = make_app(BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
+
+        async def called_and_expanded(pilot: Pilot[None]) -> None:
+            from tests.support.pilot import replies, send, wait_for
+
+            await settled(pilot)
+            await send(pilot, "Weather in Oslo?")
+            await wait_for(pilot, lambda: dialog(app) is not None, timeout=30)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: any(TOLD in r for r in replies(app)), timeout=30)
+            view = pilot.app.screen.query_one(ToolCallView)
+            view.focus()
+            await pilot.press("enter")
+            await settled(pilot)
+
+        # Under 120 columns the config pane (which names the loopback server's port) is hidden.
+        assert snap_compare(app, terminal_size=(110, 32), run_before=called_and_expanded)

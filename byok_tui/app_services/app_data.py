@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -45,6 +47,7 @@ from byok_tui.spend.request_log import keep_what_the_client_reports
 
 if TYPE_CHECKING:
     from byok_tui.app_services.services import AppContext
+    from byok_tui.app_services.tool_box import Approve
     from byok_tui.chat.outgoing import Outgoing
     from byok_tui.chat.reply_events import ReplyEvent
     from byok_tui.core.attachments import Attachment
@@ -96,6 +99,11 @@ class AppData:
     def save_bot_config(self, bot_id: int, config: BotConfig) -> None:
         db = self._context.db
         self._submit(f"bot:{bot_id}", "save the bot", lambda: db.update_bot(bot_id, config))
+
+    def set_bot_tools(self, bot_id: int, tools: tuple[str, ...]) -> None:
+        """The MCP servers (or `server:tool`s) the bot may use; none: no tool."""
+        write = functools.partial(self._context.db.set_bot_tools, bot_id, tools)
+        self._submit(f"tools:{bot_id}", "save the bot's tools", write)
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         db = self._context.db
@@ -274,8 +282,11 @@ class AppData:
             ids = [message.id for message in sent.messages]
             if edit_of in ids:  # what follows the message edited is not sent with the edit
                 history = [m.content for m in sent.messages[: ids.index(edit_of)]]
+        from byok_tui.app_services.tool_box import tools_in_estimate
+
         texts = [config.system_prompt, *history, draft]
-        return estimate(config.provider, config.model, texts).line()
+        tools, said = tools_in_estimate(self._context.db.bot_tools(bot_id), config)
+        return estimate(config.provider, config.model, texts, tools).line() + said
 
     def earlier_page(self, conversation_id: int, before: int, down_to: int = 0) -> TranscriptPage:
         """The page of messages before the message `before` in the branch on screen. With
@@ -344,9 +355,16 @@ class AppData:
         outgoing: Outgoing,
         *,
         on_sent: Callable[[], None] | None = None,
+        ask_user: Approve | None = None,
     ) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message and stream the reply (see ConversationService.send). Call it
-        with a bot read by `bot()`, which waited for the writes before it."""
+        with a bot read by `bot()`, which waited for the writes before it. `ask_user`: asks
+        before each tool call the bot's tools may make (none is offered without it)."""
+        if ask_user is not None and outgoing.toolbox is None:
+            from byok_tui.app_services.tool_box import tools_asking
+
+            tools = tools_asking(self._context, bot.id, self._settled, self._submit, ask_user)
+            outgoing = replace(outgoing, toolbox=tools)
         return self._context.conversations.send(bot, conversation, outgoing, on_sent=on_sent)
 
     def read_attachment(self, path: Path) -> Attachment:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.text import Text
 
@@ -105,6 +106,31 @@ def read_spend(context: AppContext, provider_id: str, model_id: str | None = Non
     )
 
 
+class BotTools(NamedTuple):
+    """The MCP servers configured, and those the bot may use."""
+
+    servers: tuple[str, ...]
+    """Every `[mcp.servers.NAME]` of config.toml."""
+    chosen: tuple[str, ...]
+    """The bot's: a server (all its tools) or `server:tool`."""
+    problem: str = ""
+    """Why the servers could not be read (config.toml), said where they are chosen."""
+
+
+NO_TOOLS = BotTools((), ())
+
+
+def bot_tools(context: AppContext, bot_id: int) -> BotTools:
+    from byok_tui.tools.servers import configured_servers
+
+    chosen = context.db.bot_tools(bot_id)
+    try:
+        servers = tuple(server.name for server in configured_servers(context.services.config))
+    except ConfigError as error:
+        return BotTools((), chosen, error.one_line())
+    return BotTools(servers, chosen)
+
+
 @dataclass
 class ChatState:
     """Everything the screen shows, read in one go by a worker."""
@@ -130,6 +156,7 @@ class ChatState:
     lost_provider: str | None = None  # the bot's provider, not defined any more: it moved
     spent: float = 0.0  # what the conversation's replies cost, in USD
     older_conversations: int = 0  # the bot's conversations after those in `conversations`
+    tools: BotTools = NO_TOOLS
 
 
 def model_choices(context: AppContext, provider_id: str) -> list[tuple[Text, str]]:
@@ -319,6 +346,7 @@ def read_state(
         spend=read_spend(context, bot.config.provider, bot.config.model),
         limits=limit_notes(context),
         older_conversations=store.conversation_count(bot.id) - len(conversations),
+        tools=bot_tools(context, bot.id),
     )
 
 

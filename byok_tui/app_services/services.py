@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from byok_tui.core.config import Config, load_config
+from byok_tui.core.errors import ByokError
 from byok_tui.core.paths import AppPaths, app_paths
 from byok_tui.keys import KeyStore, open_key_store
 
@@ -207,3 +208,21 @@ class AppContext:
         models = model_cache(services)
         conversations = ConversationService(store, client, models.context_of)
         return cls(services, store, client, conversations, SerialWriter(), models)
+
+
+def key_of_stored(services: Services) -> Callable[[str], str]:
+    """The stored key a server's config names by `{key:PROVIDER}`, and only that one."""
+    from byok_tui.core.registry import get_provider
+    from byok_tui.keys import entry_name
+
+    def key_of(provider_id: str) -> str:
+        get_provider(provider_id)  # an unknown provider: UnknownProviderError, said in a line
+        value = services.keys.get(entry_name(provider_id))
+        if not value:
+            raise ByokError(
+                f"the MCP server's config names the key of {provider_id}, and none is stored",
+                remedy=f"Set it with `byok-tui keys set {provider_id}`, or remove the reference.",
+            )
+        return str(value)
+
+    return key_of

@@ -22,7 +22,14 @@ from byok_tui.chat.key_failover import (
     KeyFailedOver,
     KeyOrder,
 )
-from byok_tui.chat.outgoing import Outgoing, ToolBox, ToolRan, ToolRoundsSpent
+from byok_tui.chat.outgoing import (
+    ListTools,
+    Outgoing,
+    ToolBox,
+    ToolNotice,
+    ToolRan,
+    ToolRoundsSpent,
+)
 from byok_tui.chat.reply_events import (
     PRE_SEND_ERRORS,
     ReplyEvent,
@@ -313,7 +320,7 @@ class ConversationService:
         self,
         ready_up: Callable[[], Awaitable[_Ready]],
         on_sent: Callable[[], None] | None,
-        toolbox: ToolBox | None = None,
+        toolbox: ToolBox | ListTools | None = None,
         over_budget: bool = False,
     ) -> AsyncGenerator[ReplyEvent, None]:
         """Once `ready_up` has stored what comes first, stream the reply and store it as
@@ -322,9 +329,6 @@ class ConversationService:
         a request of their own, each priced and its budget checked, until the model answers
         without a call or `most_rounds` requests were made."""
         ready = await ready_up()
-        if toolbox is not None:
-            request, toolbox = offered(ready.provider, ready.request, toolbox)
-            ready = replace(ready, request=request, toolbox=toolbox, over_budget=over_budget)
         recorder, key, order = ready.recorder, ready.key, ready.order
         yield ReplyStarted(ready.reply, key)
         if order is not None and order.notices:
@@ -337,8 +341,15 @@ class ConversationService:
         ended: Done | None = None
         # Also flush on a timer: text followed by a long silence must not wait in memory.
         flusher = asyncio.create_task(flush_every_second(recorder))
-        request, rounds = ready.request, 1
         try:
+            if toolbox is not None and not isinstance(toolbox, ToolBox):
+                toolbox = await toolbox()  # listed now that what the user said is kept
+            if toolbox is not None:
+                for notice in toolbox.notices:
+                    yield ToolNotice(notice)
+                request, toolbox = offered(ready.provider, ready.request, toolbox)
+                ready = replace(ready, request=request, toolbox=toolbox, over_budget=over_budget)
+            request, rounds = ready.request, 1
             while True:
                 calls: tuple[ToolCall, ...] = ()
                 streaming = self._keys.stream(

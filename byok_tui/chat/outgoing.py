@@ -11,6 +11,8 @@ from byok_tui.core.records import BotConfig
 from byok_tui.providers.types import ToolCall, ToolResult, ToolSpec
 
 MOST_TOOL_ROUNDS = 10  # requests a message may make for its tools, the first one included
+# What the model is told of a call the user did not allow (and how the transcript knows it).
+DENIED = "The user did not allow this tool call. Answer without it, or say what you need."
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,21 @@ class ToolBox:
     specs: tuple[ToolSpec, ...]
     run: Callable[[ToolCall], Awaitable[ToolResult]]
     most_rounds: int = MOST_TOOL_ROUNDS
+    notices: tuple[str, ...] = ()
+    """What kept tools from being offered (a server that could not be started): said once
+    with the reply, which goes on without them."""
+
+
+ListTools = Callable[[], Awaitable[ToolBox | None]]
+"""Tools listed once the message is stored: listing starts or contacts the servers, which
+may take seconds, and what the user said must be kept first."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNotice:
+    """Said with the reply: why some tools were not offered."""
+
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,5 +75,6 @@ class Outgoing:
     """The user chose to go over a budget already used up, this once."""
     key_label: str | None = None
     """A labelled key of the provider to send with (`ask --key`), over the bot's choice."""
-    toolbox: ToolBox | None = None
-    """Tools offered to the model, and who runs its calls; None: none is offered."""
+    toolbox: ToolBox | ListTools | None = None
+    """Tools offered to the model, and who runs its calls (or what lists them once the
+    message is stored); None: none is offered."""

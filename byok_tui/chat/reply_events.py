@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from byok_tui.chat.history import HistoryTrimmed
 from byok_tui.chat.key_failover import KeyFailedOver
-from byok_tui.chat.outgoing import ToolRan, ToolRoundsSpent
+from byok_tui.chat.outgoing import ToolNotice, ToolRan, ToolRoundsSpent
 from byok_tui.chat.reply_recorder import ReplyPriced
 from byok_tui.chat.send_keys import NoModelError
 from byok_tui.core.errors import ByokError, ErrorKind
@@ -63,6 +63,7 @@ ReplyEvent = (
     | HistoryTrimmed
     | ToolRan
     | ToolRoundsSpent
+    | ToolNotice
 )
 
 

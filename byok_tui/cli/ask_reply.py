@@ -177,7 +177,7 @@ async def print_reply(
     error it ended with (None: it ended whole), and whether any text had arrived."""
     from byok_tui.chat.history import HistoryTrimmed
     from byok_tui.chat.key_failover import KeyFailedOver
-    from byok_tui.chat.outgoing import ToolRoundsSpent
+    from byok_tui.chat.outgoing import ToolNotice, ToolRoundsSpent
     from byok_tui.chat.reply_events import LengthLimitReached, ReplyStarted
 
     reply, reasoning = _Printer(sys.stdout), _Printer(sys.stderr)
@@ -207,6 +207,8 @@ async def print_reply(
                     )
                 elif isinstance(event, Done) and event.at_length_limit:
                     ended = LengthLimitReached(max_tokens)
+                elif isinstance(event, ToolNotice):
+                    print(f"byok-tui: {event.text}", file=sys.stderr)
                 elif isinstance(event, ToolRoundsSpent):
                     print(
                         f"byok-tui: the model asked for tools again after {event.rounds} "

@@ -184,18 +184,14 @@ def _remove(args: argparse.Namespace) -> int:
 
 def _tools(args: argparse.Namespace) -> int:
     from byok_tui.app_services.services import open_services, remember_every_key
+    from byok_tui.app_services.tool_box import connection
     from byok_tui.tools.client import list_tools
-    from byok_tui.tools.servers import call_timeout, find_server
+    from byok_tui.tools.servers import find_server
 
     services = open_services()
     server = find_server(services.config, args.name)
     remember_every_key(services)  # before a server's words are shown
-    connect = {
-        "environ": services.environ,
-        "key_of": key_of_stored(services),
-        "log": services.paths.log_dir / f"mcp-{server.name}.log",
-        "timeout": call_timeout(services.config, server),
-    }
+    connect = connection(services, server)
     print(f"Starting {server.name}..." if not server.url else f"Contacting {server.name}...")
     tools = asyncio.run(list_tools(server, **connect))
     if not tools:
@@ -210,21 +206,3 @@ def _tools(args: argparse.Namespace) -> int:
         description = " ".join(tool.spec.description.split())[:160]
         print(f"{tool.spec.name}{said}\n    {description}")
     return 0
-
-
-def key_of_stored(services: Any) -> Any:
-    """The stored key a server's config names by `{key:PROVIDER}`, and only that one."""
-    from byok_tui.core.registry import get_provider
-    from byok_tui.keys import entry_name
-
-    def key_of(provider_id: str) -> str:
-        get_provider(provider_id)  # an unknown provider: UnknownProviderError, said in a line
-        value = services.keys.get(entry_name(provider_id))
-        if not value:
-            raise ByokError(
-                f"the MCP server's config names the key of {provider_id}, and none is stored",
-                remedy=f"Set it with `byok-tui keys set {provider_id}`, or remove the reference.",
-            )
-        return str(value)
-
-    return key_of

@@ -306,6 +306,36 @@ SETTINGS_TOPICS = (
     ),
 )
 
+# On a tool call shown in the transcript.
+TOOL_CALL_KEYS = (
+    Key(
+        "enter,space",
+        "show_or_hide",
+        "Show/hide",
+        "tool_call.toggle",
+        "Show or hide a tool call's arguments and what it gave back",
+    ),
+)
+
+# The dialog that asks before a tool runs.
+TOOL_APPROVAL_KEYS = (
+    Key("a", "decide('once')", "Allow once", "tool.allow_once", "Run this tool call, this once"),
+    Key(
+        "l",
+        "decide('always')",
+        "Always allow",
+        "tool.allow_always",
+        "Run this call and every later call of this tool by this bot, without asking",
+    ),
+    Key(
+        "d,escape",
+        "decide('deny')",
+        "Deny",
+        "tool.deny",
+        "Do not run it: the model is told, and its reply goes on",
+    ),
+)
+
 SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
 SEARCH_KEYS = (Key("escape", "close", "Close", "search.close", "Back to the chat"),)
 SPEND_SCREEN_KEYS = (Key("escape", "close", "Back", "spend.close", "Back to the chat"),)

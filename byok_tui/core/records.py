@@ -9,7 +9,7 @@ key of its own, never the key; a `KeyStatus` the key masked, never whole.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 # The keys' records the first frame shows, a module of their own so that it loads only them
@@ -133,6 +133,17 @@ class Draft:
 
 
 @dataclass(frozen=True, slots=True)
+class ShownToolCall:
+    """A tool call a stored reply made, as the transcript shows it (outside text, cleaned
+    when it was stored or imported)."""
+
+    name: str
+    arguments: str
+    result: str
+    error: bool
+
+
+@dataclass(frozen=True, slots=True)
 class TranscriptPage:
     """Messages of a conversation's branch on screen, in order, read a page at a time."""
 
@@ -143,6 +154,8 @@ class TranscriptPage:
     attached: dict[int, list[str]]
     earlier: bool  # the branch has older messages than these
     later: bool = False  # and newer ones (a stretch around a message found far back)
+    # Reply id → the tool calls it made, in order, for those that made any.
+    tool_calls: dict[int, list[ShownToolCall]] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, *, earlier: bool = False) -> TranscriptPage:

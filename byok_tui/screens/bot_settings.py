@@ -52,6 +52,11 @@ class BotSettingsPane(ConfigPane):
         self.saved(replace(bot, config=config))
         self.post_message(self.BotSaved(bot.id, config))
 
+    def on_config_pane_tools_edited(self, message: ConfigPane.ToolsEdited) -> None:
+        message.stop()
+        if self.bot is not None:
+            self.data.set_bot_tools(self.bot.id, message.chosen)
+
     def on_config_pane_model_id_wanted(self, message: ConfigPane.ModelIdWanted) -> None:
         message.stop()
         self.app.push_screen(

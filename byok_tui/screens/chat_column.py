@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from dataclasses import dataclass
 
 from textual import work
 from textual.message import Message
 
+from byok_tui.app_services.tool_box import Decision, ToolAsk
 from byok_tui.chat.outgoing import Outgoing
 from byok_tui.core.attachments import AttachmentError
 from byok_tui.core.errors import ByokError, ErrorKind
@@ -49,14 +51,17 @@ from byok_tui.screens.chat_messages import (
     ReplyEnded,
     ReplyFailed,
     ReplyOpened,
+    ToolShown,
 )
 from byok_tui.screens.column_base import ECHO_GRACE, Branch, ColumnBase
 from byok_tui.screens.conversation_transcript import ConversationTranscript
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.reading_chips import ReadingChips
 from byok_tui.screens.reply_relay import ReplyRelay
+from byok_tui.screens.tool_approval import ToolApprovalDialog
 from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.reply_stream import ReplyStream
+from byok_tui.widgets.tool_call import ToolCallView
 from byok_tui.widgets.transcript import Transcript
 
 
@@ -234,7 +239,10 @@ class ChatColumn(ColumnBase):
                     regenerate=branch.regenerate,
                     over_budget=over_budget,
                 )
-                sending = data.send(bot, conversation, outgoing, on_sent=relay.sent)
+                ask_user = functools.partial(self._ask_tool, bot.name)
+                sending = data.send(
+                    bot, conversation, outgoing, on_sent=relay.sent, ask_user=ask_user
+                )
             self._branched = self._branched or replaced is not None
             # Closed however this ends, even cancelled while the screen (not the stream) is
             # waiting: closing is what saves the text received so far.
@@ -283,6 +291,23 @@ class ChatColumn(ColumnBase):
             self.post_message(ReplyFailed(error, unsent=text))
             return None
         return bot, conversation
+
+    async def _ask_tool(self, bot_name: str, ask: ToolAsk) -> Decision:
+        """Ask the user before a tool runs (the reply waits meanwhile)."""
+        decided: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+
+        def answered(decision: Decision | None) -> None:
+            if not decided.done():
+                decided.set_result(decision or "deny")
+
+        self.app.push_screen(ToolApprovalDialog(ask, bot_name), answered)
+        return await decided
+
+    def on_tool_shown(self, message: ToolShown) -> None:
+        message.stop()
+        self._echo()
+        view = ToolCallView(message.name, message.arguments, message.result, error=message.error)
+        self.query_one(Transcript).add_widget_before(view, self._stream.view)
 
     @staticmethod
     def _failed(

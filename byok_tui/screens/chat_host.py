@@ -67,6 +67,12 @@ class ChatHost(Screen[None]):
     def _fill_config_pane(self, pane: BotSettingsPane, state: ChatState) -> None:
         others = {bot.name for bot in state.bots if bot.id != state.bot.id}
         pane.show(state.bot, state.models, state.global_key, state.bot_key, others)
+        config = state.bot.config
+        takes = get_provider(config.provider).model(config.model).takes_tools
+        note = state.tools.problem or (
+            f"{config.model} takes no tools: none is offered to it." if takes is False else ""
+        )
+        pane.show_tools(state.tools.servers, state.tools.chosen, note)
         pane.show_key_in_use(state.key_in_use.line)
         pane.show_spend(state.spend)
 

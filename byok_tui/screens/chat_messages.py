@@ -147,9 +147,24 @@ class NewestRead(Message, bubble=False):
 
 @dataclass
 class HistoryNotice(Message, bubble=False):
-    """Older messages were left out of the request (they do not fit the model's context)."""
+    """A line about the exchange: older messages left out of the request (they do not fit
+    the model's context), tools not offered, a tool loop stopped."""
 
     text: str
+
+
+@dataclass
+class ToolShown(Message, bubble=False):
+    """A tool call of the reply ran, or was refused: shown above the reply."""
+
+    name: str
+    """The tool as the model named it."""
+    arguments: str
+    """As the model wrote them: control characters removed, keys redacted."""
+    result: str
+    """What went back to the model (outside text, sanitised and redacted)."""
+    error: bool
+    """Not run (not allowed, or the model got it wrong), or failed."""
 
 
 @dataclass

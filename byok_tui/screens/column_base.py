@@ -111,6 +111,11 @@ class ColumnBase(Vertical):
         yield ReadingChips(self.data)
         yield ChatComposer(self.data, self._sending_to, self._files_attached)
 
+    @property
+    def is_open(self) -> bool:
+        """What is shown is what was asked for: no bot or conversation is being read."""
+        return self._ready.is_set()
+
     def opening(self) -> None:
         """A bot or conversation is being read: a message sent now waits for it."""
         self._ready.clear()

@@ -15,13 +15,20 @@ from collections.abc import Callable
 
 from textual.message import Message
 
+from byok_tui.app_services.tool_box import shown_arguments
 from byok_tui.chat.history import HistoryTrimmed
 from byok_tui.chat.key_failover import KeyFailedOver
-from byok_tui.chat.outgoing import ToolRan, ToolRoundsSpent
+from byok_tui.chat.outgoing import ToolNotice, ToolRan, ToolRoundsSpent
 from byok_tui.chat.reply_events import ReplyEvent, ReplyStarted
 from byok_tui.chat.reply_recorder import ReplyPriced
 from byok_tui.providers.types import Done, ReasoningDelta, StreamEvent, TextDelta, Usage
-from byok_tui.screens.chat_messages import HistoryNotice, KeyNotice, ReplyBilled, ReplyOpened
+from byok_tui.screens.chat_messages import (
+    HistoryNotice,
+    KeyNotice,
+    ReplyBilled,
+    ReplyOpened,
+    ToolShown,
+)
 from byok_tui.spend.pricing import usage_line
 from byok_tui.widgets.message_views import reply_meta
 from byok_tui.widgets.reply_stream import ReplyStream
@@ -108,8 +115,21 @@ class ReplyRelay:
             usage, cost = event.usage or Usage(), event.cost
             line = usage_line(usage.input_tokens, usage.output_tokens, cost.usd, priced=True)
             self._post(ReplyBilled(line, event.added_usd))
-        elif isinstance(event, ToolRan | ToolRoundsSpent):
-            pass  # the app offers no tools yet (it has no consent dialog): none is ever run
+        elif isinstance(event, ToolRan):
+            # The next round's words begin a paragraph of their own, as the reply is stored.
+            self._forward(self._stream, TextDelta("\n\n"))
+            result = event.result
+            arguments = shown_arguments(event.call)
+            self._post(ToolShown(event.call.name, arguments, result.content, result.is_error))
+        elif isinstance(event, ToolRoundsSpent):
+            self._post(
+                HistoryNotice(
+                    f"The model asked for tools again after {event.rounds} rounds: the reply "
+                    "stops there (what it wrote is kept)."
+                )
+            )
+        elif isinstance(event, ToolNotice):
+            self._post(HistoryNotice(event.text))
         else:
             self._show_sent()  # a no-op unless the request was never reported as sent
             words = isinstance(event, TextDelta | ReasoningDelta)

@@ -26,7 +26,7 @@ class Estimate:
     def line(self) -> str:
         """`≈ 3.4k tokens in · ≈ $0.010`."""
         cost = "price unknown" if self.cost_usd is None else f"≈ {format_usd(self.cost_usd)}"
-        return f"≈ {_count(self.tokens)} tokens in · {cost}"
+        return f"≈ {count_tokens(self.tokens)} tokens in · {cost}"
 
 
 def estimated_tokens(texts: Iterable[str]) -> int:
@@ -34,12 +34,14 @@ def estimated_tokens(texts: Iterable[str]) -> int:
     return sum(math.ceil(len(text) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD for text in texts if text)
 
 
-def estimate(provider_id: str, model_id: str, texts: Iterable[str]) -> Estimate:
-    tokens = estimated_tokens(texts)
+def estimate(provider_id: str, model_id: str, texts: Iterable[str], extra: int = 0) -> Estimate:
+    """`extra`: tokens sent besides the texts (the tools' definitions)."""
+    tokens = estimated_tokens(texts) + extra
     return Estimate(tokens, cost_of(provider_id, model_id, Usage(tokens, 0)).usd)
 
 
-def _count(tokens: int) -> str:
+def count_tokens(tokens: int) -> str:
+    """`812`, `3.4k`, `1.2M`."""
     if tokens < 1000:
         return str(tokens)
     if tokens < 1_000_000:

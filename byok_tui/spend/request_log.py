@@ -33,6 +33,12 @@ def keep_request(store: Store, record: RequestRecord) -> None:
     store.key_health.note(record)
 
 
+def keep_tool_call(store: Store, record: RequestRecord) -> None:
+    """A tool call in the log: its server, tool, time, outcome and result size (never its
+    arguments or result); it costs nothing itself (the rounds around it are priced)."""
+    store.ledger.record_request(record, None)
+
+
 def keep_what_the_client_reports(client: ProviderClient, store: Store, run: WriteRunner) -> None:
     """Every request the client makes goes to the log, and every response's rate limits are
     kept per provider and key source."""

@@ -153,10 +153,34 @@ class BotRows(Database):
         return tuple(line for line in row["tools"].split("\n") if line)
 
     def set_bot_tools(self, bot_id: int, tools: tuple[str, ...]) -> None:
+        """None left: the tools allowed always are forgotten too."""
         with self.transaction() as db:
             db.execute(
                 "UPDATE bots SET tools = ?, updated = ? WHERE id = ?",
                 ("\n".join(clean_line(t) for t in tools if clean_line(t)), time.time(), bot_id),
+            )
+            if not tools:
+                db.execute("UPDATE bots SET tools_approved = '' WHERE id = ?", (bot_id,))
+
+    def approved_tools(self, bot_id: int) -> tuple[str, ...]:
+        """The tools (`server:tool`) whose calls the user allowed always for the bot."""
+        row = self._one("SELECT tools_approved FROM bots WHERE id = ?", bot_id)
+        if row is None:
+            raise NotFoundError(f"no bot with id {bot_id}")
+        return tuple(line for line in row["tools_approved"].split("\n") if line)
+
+    def approve_tool(self, bot_id: int, tool: str) -> None:
+        """Allow `server:tool` always for the bot (kept until its tools are cleared)."""
+        with self.transaction() as db:
+            row = db.execute("SELECT tools_approved FROM bots WHERE id = ?", (bot_id,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no bot with id {bot_id}")
+            approved = [line for line in row["tools_approved"].split("\n") if line]
+            if clean_line(tool) and clean_line(tool) not in approved:
+                approved.append(clean_line(tool))
+            db.execute(
+                "UPDATE bots SET tools_approved = ?, updated = ? WHERE id = ?",
+                ("\n".join(approved), time.time(), bot_id),
             )
 
     def delete_bot(self, bot_id: int) -> None:

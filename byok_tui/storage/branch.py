@@ -6,13 +6,14 @@ conversation of a million messages costs what a short one does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from byok_tui.core.attachments import Attachment, size_label
-from byok_tui.core.records import Message, TranscriptPage
+from byok_tui.core.records import Message, ShownToolCall, TranscriptPage
 
 if TYPE_CHECKING:
     from byok_tui.storage.database import Database
@@ -156,7 +157,11 @@ class BranchReader:
         ids = [m.id for m in messages]
         earlier = bool(messages) and messages[0].parent_id is not None
         return TranscriptPage(
-            messages, self.alternatives_of(ids), self.attachment_labels_of(ids), earlier
+            messages,
+            self.alternatives_of(ids),
+            self.attachment_labels_of(ids),
+            earlier,
+            tool_calls=self.tool_calls_of(ids),
         )
 
     def page_from(self, conversation_id: int, first: int, count: int) -> TranscriptPage:
@@ -192,7 +197,23 @@ class BranchReader:
             self.attachment_labels_of(shown),
             earlier=messages[0].parent_id is not None,
             later=len(ids) > count,
+            tool_calls=self.tool_calls_of(shown),
         )
+
+    def tool_calls_of(self, message_ids: Sequence[int]) -> dict[int, list[ShownToolCall]]:
+        """The tool calls each of these replies made, for those that made any: every call
+        with the result that went back for it (a stored round that does not read as one
+        is skipped)."""
+        rows = self._store.connection().execute(
+            "SELECT id, tool_turns FROM messages WHERE id IN (SELECT value FROM json_each(?))"
+            " AND tool_turns IS NOT NULL",
+            (json.dumps(list(message_ids)),),
+        )
+        found: dict[int, list[ShownToolCall]] = {}
+        for message_id, text in rows:
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                found[message_id] = _shown_calls(json.loads(text))
+        return {key: calls for key, calls in found.items() if calls}
 
     def alternatives_of(self, message_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
         """For each of these messages that has alternatives (an edit, a regeneration): its
@@ -234,3 +255,20 @@ class BranchReader:
             .fetchone()
         )
         return float(row[0])
+
+
+def _shown_calls(turns: Any) -> list[ShownToolCall]:
+    shown: list[ShownToolCall] = []
+    for turn in turns:
+        results = {result["id"]: result for result in turn["results"]}
+        for call in turn["calls"]:
+            result = results.get(call["id"], {})
+            shown.append(
+                ShownToolCall(
+                    str(call["name"]),
+                    str(call.get("arguments") or "{}"),
+                    str(result.get("content", "")),
+                    bool(result.get("error", False)),
+                )
+            )
+    return shown

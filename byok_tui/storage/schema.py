@@ -251,6 +251,12 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE messages ADD COLUMN tool_turns TEXT;
     """,
+    # 17: the tools (`server:tool`, one a line) the user chose to allow always for the bot,
+    # in the app's approval dialog: their calls run without asking again. Beside `tools`,
+    # for the same reasons.
+    """
+    ALTER TABLE bots ADD COLUMN tools_approved TEXT NOT NULL DEFAULT '';
+    """,
 )
 
 SEARCH_INDEX_MIGRATION = 9

@@ -1,9 +1,10 @@
 """MCP servers as the user configured them: `[mcp.servers.<name>]` in config.toml.
 
 A stdio server: `command`, `args`, `env`, `cwd`; a streamable HTTP one: `url`, `headers`;
-either may set `timeout` (seconds a call may take). A value in `env` or `headers` may be a
-reference to one of the user's stored keys, `{key:PROVIDER}`: the only way a key reaches a
-tool server, and `mcp list` shows the reference, never the key.
+either may set `timeout` (seconds a call may take) and `allow` (its tools whose calls the app
+runs without asking: pre-approved by the user, never by the server). A value in `env` or
+`headers` may be a reference to one of the user's stored keys, `{key:PROVIDER}`: the only way
+a key reaches a tool server, and `mcp list` shows the reference, never the key.
 
 Reading and writing the file only: nothing here starts or contacts a server.
 """
@@ -56,6 +57,8 @@ class ToolServer:
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float | None = None
+    allow: tuple[str, ...] = ()
+    """Tools whose calls run without asking (in the app; `ask` obeys only --allow-tool)."""
 
     @property
     def transport(self) -> str:
@@ -77,7 +80,8 @@ class ToolServer:
         given = [f"env {name}" for name in self.env] + [f"header {name}" for name in self.headers]
         keys = [f"key of {provider}" for provider in self.keys_named()]
         extra = f" (given: {', '.join(given + keys)})" if given or keys else ""
-        return clean_line(f"{self.name} {self.transport} {where}{extra}")
+        allowed = f"; runs unasked: {', '.join(self.allow)}" if self.allow else ""
+        return clean_line(f"{self.name} {self.transport} {where}{extra}{allowed}")
 
     def table(self) -> dict[str, Any]:
         """As written to the config file."""
@@ -96,6 +100,8 @@ class ToolServer:
                 table["cwd"] = self.cwd
         if self.timeout is not None:
             table["timeout"] = self.timeout
+        if self.allow:
+            table["allow"] = list(self.allow)
         return table
 
 
@@ -132,6 +138,9 @@ def parse_server(name: str, raw: Any, where: str) -> ToolServer:
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
     ):
         raise ConfigError(f"{what}.timeout must be a number of seconds above 0")
+    allow = raw.get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
+        raise ConfigError(f"{what}.allow must be a list of the server's tool names")
     return ToolServer(
         name,
         command,
@@ -141,6 +150,7 @@ def parse_server(name: str, raw: Any, where: str) -> ToolServer:
         url,
         _strings(raw.get("headers"), f"{what}.headers"),
         float(timeout) if timeout is not None else None,
+        tuple(clean_line(a) for a in allow),
     )
 
 

@@ -19,7 +19,9 @@ from textual.widgets import Button, Static
 
 from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.core.records import Message as StoredMessage
-from byok_tui.core.records import TranscriptPage
+from byok_tui.core.records import ShownToolCall, TranscriptPage
+from byok_tui.core.redaction import redact_keys
+from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.widgets.message_views import (
     Alternatives,
     ErrorBlock,
@@ -29,6 +31,7 @@ from byok_tui.widgets.message_views import (
     reply_meta,
     stored_usage_line,
 )
+from byok_tui.widgets.tool_call import ToolCallView
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
 FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
@@ -76,6 +79,7 @@ class Transcript(VerticalScroll):
         self._empty_hint = EMPTY_HINT
         self._last_id: int | None = None  # the last stored message shown
         self._attached: dict[int, list[str]] = {}  # the files of messages that have some
+        self._tool_calls: dict[int, list[ShownToolCall]] = {}  # of replies that made some
 
     @property
     def at_end(self) -> bool:
@@ -89,6 +93,7 @@ class Transcript(VerticalScroll):
         self._by_id, self._earlier, self._asked_earlier = {}, None, False
         self._later = None
         self._alternatives, self._attached = dict(page.alternatives), dict(page.attached)
+        self._tool_calls = dict(page.tool_calls)
         messages = page.messages
         if not messages:
             self._first_id = None
@@ -149,6 +154,7 @@ class Transcript(VerticalScroll):
             return
         self._alternatives.update(page.alternatives)
         self._attached.update(page.attached)
+        self._tool_calls.update(page.tool_calls)
         anchor = self._by_id.get(before)
         offset = self.scroll_y - (anchor.virtual_region.y if anchor is not None else 0)
         widgets = self._widgets_for(page.messages)
@@ -227,6 +233,9 @@ class Transcript(VerticalScroll):
                 self._by_id[message.id] = said
                 widgets += self._alternatives_of(message.id, reply=False)
                 continue
+            for call in self._tool_calls.get(message.id, ()):
+                arguments = redact_keys(strip_terminal_controls(call.arguments))
+                widgets.append(ToolCallView(call.name, arguments, call.result, error=call.error))
             if message.content or message.reasoning:
                 view = ReplyView(
                     message.content,
@@ -320,12 +329,15 @@ class Transcript(VerticalScroll):
 
     def add_notice(self, text: str, before: Widget | None = None) -> None:
         """A line about the exchange it comes before (older messages left out of the
-        request): above the reply `before`, while it is shown."""
-        notice = Static(text, classes="notice", markup=False)
+        request, tools not offered): above the reply `before`, while it is shown."""
+        self.add_widget_before(Static(text, classes="notice", markup=False), before)
+
+    def add_widget_before(self, widget: Widget, before: Widget | None) -> None:
+        """`widget` above the reply `before` while it is shown (else last)."""
         if before is not None and before.parent is self:
-            self.mount(notice, before=before)
+            self.mount(widget, before=before)
         else:
-            self.mount(notice)
+            self.mount(widget)
         if self._following:
             self.scroll_end(animate=False)
 

@@ -38,7 +38,7 @@ def app_answered_by(backend: Backend, **env: str) -> ByokApp:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Wait until the chat screen has replaced the start screen and loaded its state."""
+    """Wait until the chat screen has replaced the start screen and shown its state."""
     await wait_for(pilot, lambda: any(_mounted_chat(s) for s in pilot.app.screen_stack))
     await workers_done(pilot.app)
     await pilot.pause()
@@ -54,7 +54,8 @@ async def workers_done(app: App[None]) -> None:
 
 
 def _mounted_chat(screen: object) -> bool:
-    return isinstance(screen, ChatScreen) and screen.is_mounted
+    """Mounted, and what it opens on shown (a message, not a worker, brings the first)."""
+    return isinstance(screen, ChatScreen) and screen.is_mounted and screen.column.is_open
 
 
 async def wait_for(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 10) -> None:

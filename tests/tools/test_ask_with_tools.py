@@ -75,6 +75,11 @@ def test_an_allowed_call_runs_and_its_result_goes_back_in_a_request_of_its_own()
     }
     assert "Told: Oslo: snow for 1 day(s), -4 C." in out
     store = Store(app_paths().data_dir / "byok-tui.sqlite3")
+    logged = [row for row in store.ledger.requests() if row["purpose"] == "tool call"]
+    assert [(r["host"], r["path"], r["outcome"]) for r in logged] == [
+        ("test", "/weather → 30 characters", "ok")
+    ]
+    assert "Oslo" not in json.dumps(logged), "a tool call's arguments or result in the log"
     reply = store.bot("Default")
     conversation = store.conversations(reply.id)[0]
     stored = store.messages(conversation.id)[-1]
@@ -125,12 +130,13 @@ def test_a_budget_the_first_round_used_up_stops_the_next() -> None:
     assert "tool test:weather" in done.stderr
 
 
-def test_each_round_is_a_request_of_its_own_in_the_request_log() -> None:
+def test_each_round_is_a_request_of_its_own_in_the_request_log_and_so_is_the_call() -> None:
+    """Newest first: the second round, the tool call between them, the first round."""
     ready()
     with provider_server(calls_weather) as server:
         assert ask(server, "--allow-tool", "test:weather")[0] == 0
     logged = json.loads(run_cli("requests", "--json").stdout)
-    assert [entry["purpose"] for entry in logged] == ["chat", "chat"]
+    assert [entry["purpose"] for entry in logged] == ["chat", "tool call", "chat"]
 
 
 def test_a_bot_given_no_tools_is_offered_none() -> None:
