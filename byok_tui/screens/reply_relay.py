@@ -60,6 +60,7 @@ class ReplyRelay:
         self._first_words = True
         self._slice_started = time.perf_counter()
         self.arrived = False  # any text: a fallback is never asked after that
+        self._words_in_round = False  # text since the last tool call (or the start)
         self.ended = False  # the reply's end came: stopping after it stops no part of it
         self._loop_turned = True  # since the last event: the loop has run what was waiting
 
@@ -116,8 +117,10 @@ class ReplyRelay:
             line = usage_line(usage.input_tokens, usage.output_tokens, cost.usd, priced=True)
             self._post(ReplyBilled(line, event.added_usd))
         elif isinstance(event, ToolRan):
-            # The next round's words begin a paragraph of their own, as the reply is stored.
-            self._forward(self._stream, TextDelta("\n\n"))
+            if self._words_in_round:
+                # The next round's words begin a paragraph of their own, as it is stored.
+                self._words_in_round = False
+                self._forward(self._stream, TextDelta("\n\n"))
             result = event.result
             arguments = shown_arguments(event.call)
             self._post(ToolShown(event.call.name, arguments, result.content, result.is_error))
@@ -134,6 +137,7 @@ class ReplyRelay:
             self._show_sent()  # a no-op unless the request was never reported as sent
             words = isinstance(event, TextDelta | ReasoningDelta)
             self.arrived = self.arrived or words
+            self._words_in_round = self._words_in_round or isinstance(event, TextDelta)
             self.ended = self.ended or isinstance(event, Done)
             self._forward(self._stream, event)
             if self._first_words and words:

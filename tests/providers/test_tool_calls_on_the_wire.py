@@ -189,20 +189,27 @@ def openai_calls(*argument_parts: str, name: str = "weather") -> Reply:
     first = {"index": 0, "id": "call_9", "function": {"name": name, "arguments": ""}}
     chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [first]}}]}]
     chunks += [
-        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}}]}  # noqa: E501
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"tool_calls": [{"index": 0, "function": {"arguments": part}}]},
+                }
+            ]
+        }
         for part in argument_parts
     ]
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
     return Reply(steps=sse(*chunks, done=True))
 
 
-def anthropic_calls(*argument_parts: str) -> Reply:
+def anthropic_calls(*argument_parts: str, name: str = "weather") -> Reply:
     steps = sse({"type": "message_start", "message": {"usage": {"input_tokens": 5}}})
     steps += sse(
         {
             "type": "content_block_start",
             "index": 1,
-            "content_block": {"type": "tool_use", "id": "toolu_9", "name": "weather", "input": {}},
+            "content_block": {"type": "tool_use", "id": "toolu_9", "name": name, "input": {}},
         }
     )
     for part in argument_parts:
@@ -219,16 +226,16 @@ def anthropic_calls(*argument_parts: str) -> Reply:
     return Reply(steps=steps)
 
 
-def gemini_calls(args: dict[str, Any]) -> Reply:
-    part = {"functionCall": {"name": "weather", "args": args}, "thoughtSignature": "sig-9"}
+def gemini_calls(args: dict[str, Any], name: str = "weather") -> Reply:
+    part = {"functionCall": {"name": name, "args": args}, "thoughtSignature": "sig-9"}
     candidate = {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}
     chunk = {"candidates": [candidate]}
     return Reply(steps=sse(chunk))
 
 
-def ollama_calls(arguments: Any) -> Reply:
+def ollama_calls(arguments: Any, name: str = "weather") -> Reply:
     message = {"role": "assistant", "content": "", "tool_calls": [
-        {"function": {"name": "weather", "arguments": arguments}}
+        {"function": {"name": name, "arguments": arguments}}
     ]}  # fmt: skip
     lines = [
         json.dumps({"message": message, "done": False}).encode() + b"\n",

@@ -1,9 +1,9 @@
 """A real MCP server, written with the official SDK, for the tests: run as
 `python -m tests.support.mcp_server` it speaks stdio; with `--http PORT` streamable HTTP on
-127.0.0.1. Its tools are the cases byok-tui must handle: an answer, a slow call, a failing
-one, a huge result, a hostile one (escape sequences and markup), a crash, one that prints
-its environment to standard error, and one that reports the environment it was given (so a
-test can assert no key reached it)."""
+127.0.0.1. Its tools are the cases byok-tui must handle: an answer, one declared read-only,
+a slow call, a failing one, a huge result, a hostile one (escape sequences and markup), a
+crash, one that prints its environment to standard error, and one that reports the
+environment it was given (so a test can assert no key reached it)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 server = MCPServer("byok-test-tools")
 
@@ -19,6 +20,14 @@ server = MCPServer("byok-test-tools")
 @server.tool(description="The weather in a city today.")
 def weather(city: str, days: int = 1) -> str:
     return f"{city}: snow for {days} day(s), -4 C."
+
+
+@server.tool(
+    description="Today's date, as the server sees it.",
+    annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False),
+)
+def today() -> str:
+    return "2026-11-29"
 
 
 @server.tool(description="Waits `seconds`, then answers.")

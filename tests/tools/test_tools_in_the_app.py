@@ -310,3 +310,25 @@ async def test_a_hostile_result_is_shown_as_the_text_it_is() -> None:
             shown = str(details)
             assert "\x1b" not in shown and "\x07" not in shown
             assert "[link=https://evil.example]click[/link] done" in shown
+
+
+async def test_a_tool_its_server_declares_read_only_still_asks_and_says_so() -> None:
+    """What a server declares is its word: shown, never taken as approval."""
+    open_key_store(app_paths()).set(entry_name("groq"), KEY)
+    assert run_cli("mcp", "add", "test", "--cwd", str(REPO), "--", *SERVER).returncode == 0
+    assert run_cli("bot", "tools", "Default", "test:today").returncode == 0
+
+    def calls_today(seen: Seen) -> Reply:
+        if any(m.get("role") == "tool" for m in seen.json["messages"]):
+            return answers("It is the 29th.")
+        return calls_tool("test_today", "{}")
+
+    with provider_server(calls_today) as server:
+        app = app_on(server)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await asked(pilot, app, "What day is it?")
+            shown = dialog(app)
+            assert shown is not None
+            assert "read-only (its word, not a promise)" in shown_text(shown)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: replies(app) == ["It is the 29th."], timeout=30)
