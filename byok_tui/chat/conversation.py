@@ -133,7 +133,7 @@ class ConversationService:
         replaced by the next usable one (KeyFailedOver says so).
         """
         ask = Ask(bot, outgoing.config or bot.config, outgoing.over_budget, outgoing.key_label)
-        branch = (outgoing.edit_of, outgoing.regenerate)
+        branch = (outgoing.edit_of, outgoing.regenerate, outgoing.answer_to)
         said = (outgoing.text, outgoing.attachments)
         ready_up = functools.partial(
             self._ready_to_send, ask, conversation, said, outgoing.fallback, branch
@@ -174,7 +174,7 @@ class ConversationService:
         conversation: Conversation,
         said: tuple[str | None, tuple[Attachment, ...]],
         fallback: bool,
-        branch: tuple[int | None, int | None],
+        branch: tuple[int | None, int | None, int | None],
     ) -> _Ready:
         store, config = self._store, ask.config
         # The database is read and written in a worker thread: a conversation of any length
@@ -229,7 +229,7 @@ class ConversationService:
         conversation_id: int,
         ask: Ask,
         said: tuple[str | None, tuple[Attachment, ...]],
-        branch: tuple[int | None, int | None],
+        branch: tuple[int | None, int | None, int | None],
     ) -> None:
         """Keep what the user said (and the branch it starts), before anything is sent.
         Files that cannot be sent are refused before anything is stored."""
@@ -243,6 +243,8 @@ class ConversationService:
         replaced = branch[0] if branch[0] is not None else branch[1]
         if replaced is not None:  # the new one follows what the replaced one followed
             store.branch_from(conversation_id, store.message(replaced).parent_id)
+        elif branch[2] is not None:  # another answer to this message, beside those it has
+            store.branch_from(conversation_id, branch[2])
         if text is not None:  # kept first, whatever follows
             # Any key of the user's in it is stored replaced: the redaction layer must know
             # keys set since start-up (another terminal) and the bot's own key first. Only

@@ -71,6 +71,9 @@ class Outgoing:
     """The stored user message `text` is an alternative to (a new branch)."""
     regenerate: int | None = None
     """The stored reply to answer again, with `text` None (a new branch)."""
+    answer_to: int | None = None
+    """The stored user message to answer once more, with `text` None: a reply beside those
+    it has (a compare's targets after the first)."""
     over_budget: bool = False
     """The user chose to go over a budget already used up, this once."""
     key_label: str | None = None

@@ -63,6 +63,8 @@ exit status:
   9 a budget (`byok-tui budget`) is reached: nothing was sent; --over-budget sends anyway
   10 the provider's servers failed or are overloaded (5xx, 529): retry later
 
+With --compare: 0 when any target answered, else the first target's status.
+
 Every exchange is saved as a conversation of the bot (--bot, else the default bot), so
 nothing is lost if the connection or the process dies: the app shows it later.
 Without -p: the bot's provider with --bot, else the first provider with a usable key.

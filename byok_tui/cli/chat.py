@@ -148,6 +148,19 @@ def add_parsers(commands: Any) -> None:
         "SERVER:* for all of a server's); any other call is refused and the model told",
     )
     ask.add_argument(
+        "--compare",
+        metavar="P:M,P:M",
+        help="send the prompt to 2 to 4 models at once (PROVIDER:MODEL, comma-separated) "
+        "and print each reply under a line of its figures as it finishes; the replies are "
+        "kept as alternatives of one another",
+    )
+    ask.add_argument(
+        "--json",
+        action="store_true",
+        help="with --compare: one JSON object a target, a line each (provider, model, text, "
+        "first_token_s, total_s, input_tokens, output_tokens, cost_usd, error)",
+    )
+    ask.add_argument(
         "--allow-secrets",
         action="store_true",
         help="send the prompt even if it contains one of your keys or a key-shaped string",
@@ -203,6 +216,10 @@ def _ask(args: argparse.Namespace) -> int:
         args.bot = bot.name
     if args.continue_reply:
         return _continue(services, store, bot, args)
+    if args.compare is not None:
+        return _compare(services, store, bot, joined, args)
+    if args.json:
+        raise ByokError("--json goes with --compare")
     if args.provider is not None:
         provider = args.provider
     elif args.bot:
@@ -255,6 +272,57 @@ def _ask(args: argparse.Namespace) -> int:
         return 130
 
 
+# What `ask --compare` cannot be given: each target is a provider and model of its own.
+_NOT_WITH_COMPARE = {
+    "provider": "-p",
+    "model": "-m",
+    "fallbacks": "--fallback",
+    "key_label": "--key",
+    "estimate": "--estimate",
+    "allow_tool": "--allow-tool",
+    "reasoning": "--reasoning",
+}
+
+
+def _compare(
+    services: Services,
+    store: Store,
+    bot: Bot,
+    joined: Conversation | None,
+    args: argparse.Namespace,
+) -> int:
+    """`ask --compare`: the prompt to every target at once (cli/ask_compare.py)."""
+    from byok_tui.app_services.services import remember_every_key
+    from byok_tui.cli.ask_compare import compare, parse_targets, target_configs
+    from byok_tui.core.titles import title_for
+
+    given = [words for name, words in _NOT_WITH_COMPARE.items() if getattr(args, name)]
+    if given:
+        raise ByokError(
+            f"--compare cannot be combined with {', '.join(given)}: each target names its "
+            "own provider and model, and is sent as it is",
+        )
+    configs = target_configs(bot, parse_targets(args.compare), args)  # usage errors: exit 2
+    prompt = _read_prompt(args.prompt)
+    attachments = _attachments(
+        args.attachments or [], get_provider(configs[0].provider), configs[0].model
+    )
+    remember_every_key(services, store)
+    found = secrets_in(prompt)
+    if found and not args.allow_secrets:
+        raise ByokError(
+            f"the prompt contains {' and '.join(found)}; nothing was sent",
+            remedy="Remove it, or pass --allow-secrets to send it anyway.",
+        )
+    conversation = joined or store.create_conversation(bot.id, title_for(prompt))
+    try:
+        said = (prompt, attachments)
+        return asyncio.run(compare(services, store, bot, conversation, said, configs, args))
+    except KeyboardInterrupt:
+        print("byok-tui: interrupted; the partial replies are saved", file=sys.stderr)
+        return 130
+
+
 # What `ask --continue` cannot be given: it continues with what wrote the reply.
 _NOT_WITH_CONTINUE = {
     "prompt": "a prompt",
@@ -266,6 +334,7 @@ _NOT_WITH_CONTINUE = {
     "max_tokens": "--max-tokens",
     "estimate": "--estimate",
     "attachments": "--attach",
+    "compare": "--compare",
 }
 
 
