@@ -146,6 +146,7 @@ class ByokApp(App[None]):
         # Printed after the app ends: why it could not open, or that it was stopped.
         self.said_after: str | None = None
         self._when_started: list[Callable[[], object]] = []  # asked for before the chat screen
+        self.ends_the_process = False  # run by run_until_exit: the process ends with it
 
     @property
     def context(self) -> AppContext:
@@ -235,11 +236,12 @@ class ByokApp(App[None]):
         self.notify(message.said, severity="error", timeout=15)
 
     async def on_unmount(self) -> None:
-        forget_signal_handlers(asyncio.get_running_loop())
         if self._data is not None:
             self._data.close()  # every key typed is saved before we go
         if self._opened is not None:
             await self._opened.client.aclose()
+        # Last: a hang-up meanwhile still ends the app as a quit does.
+        forget_signal_handlers(asyncio.get_running_loop(), ending=self.ends_the_process)
 
     def notify(
         self,
@@ -409,6 +411,7 @@ def build_app(environ: Mapping[str, str] | None = None, backend: Backend | None 
 
 def run_until_exit(app: ByokApp, *, headless: bool = False) -> int:
     """Run `app`; print its crash report or failure, if any; return the process exit status."""
+    app.ends_the_process = True
     app.run(headless=headless)
     for report in (app.crash_report, app.said_after):
         if report is not None:

@@ -207,3 +207,26 @@ def test_the_windows_lock_waits_while_held_and_raises_any_other_error(
             system.lock_exclusively(fd)
     finally:
         os.close(fd)
+
+
+def test_a_hang_up_while_the_app_ends_is_ignored_not_a_kill() -> None:
+    """Taking the loop's handler back restores SIGHUP's default, which is to die: the
+    terminal closing sends it as the app ends on its input's end, and the app was killed
+    mid-way (a CI run: 'ended by signal 1, not by quitting'). An ending process ignores it;
+    an app that does not end its process (tests) leaves the default."""
+    import asyncio
+    import signal
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGHUP, signal.SIGTERM)}
+    loop = asyncio.new_event_loop()
+    try:
+        for ending, expected in ((False, signal.SIG_DFL), (True, signal.SIG_IGN)):
+            assert system.on_hang_up(loop, lambda: None)
+            assert system.on_terminate(loop, lambda: None)
+            system.forget_signal_handlers(loop, ending=ending)
+            assert signal.getsignal(signal.SIGHUP) == expected
+            assert signal.getsignal(signal.SIGTERM) == expected
+    finally:
+        loop.close()
+        for sig, handler in before.items():
+            signal.signal(sig, handler)

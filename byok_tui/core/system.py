@@ -110,10 +110,15 @@ def on_hang_up(loop: asyncio.AbstractEventLoop, handler: Callable[[], object]) -
     return True
 
 
-def forget_signal_handlers(loop: asyncio.AbstractEventLoop) -> None:
-    """Take back what on_terminate and on_hang_up set (nothing, where they could not)."""
+def forget_signal_handlers(loop: asyncio.AbstractEventLoop, *, ending: bool = False) -> None:
+    """Take back what on_terminate and on_hang_up set (nothing, where they could not).
+    `ending`: the process is ending as a quit ends it; a hang-up or SIGTERM arriving now is
+    ignored rather than kill it mid-way (taking a handler back restores the default, which
+    for both is to die: the terminal closing sends SIGHUP as the app ends on its input's end)."""
     for name in ("SIGHUP", "SIGTERM"):
         handled = getattr(signal, name, None)
         if handled is not None:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(handled)
+                if ending:
+                    signal.signal(handled, signal.SIG_IGN)
