@@ -123,6 +123,29 @@ async def compare(
 ) -> int:
     """Send to every target, print each as it finishes; the exit status: 0 when any
     answered, else the first target's."""
+    from byok_tui.core.system import on_terminate
+
+    task = asyncio.current_task()
+    assert task is not None
+    on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
+    before = await asyncio.to_thread(_newest_message, store, conversation)
+    try:
+        return await _compare(services, store, bot, conversation, said, configs, args, before)
+    except asyncio.CancelledError:
+        print("byok-tui: stopped (SIGTERM); the partial replies are saved", file=sys.stderr)
+        return 143
+
+
+async def _compare(
+    services: Services,
+    store: Store,
+    bot: Bot,
+    conversation: Conversation,
+    said: tuple[str, list[Attachment]],
+    configs: list[BotConfig],
+    args: argparse.Namespace,
+    before: int,
+) -> int:
     from byok_tui.chat.outgoing import Outgoing
 
     async with provider_client(services, args.timeout) as client:
@@ -147,7 +170,7 @@ async def compare(
                 tasks.append(asyncio.create_task(_run(sending, outcome, started, args)))
                 await started.wait()  # its reply's row exists (or it failed before one)
                 if number == 0:
-                    answered = await asyncio.to_thread(_last_user_message, store, conversation)
+                    answered = await asyncio.to_thread(_prompt_stored, store, conversation, before)
             for done in asyncio.as_completed(tasks):
                 finished = await done
                 _print(finished, args)
@@ -162,11 +185,22 @@ async def compare(
     return 1 if first is None else EXIT_STATUS.get(first.kind, 1)
 
 
-def _last_user_message(store: Store, conversation: Conversation) -> int:
+def _newest_message(store: Store, conversation: Conversation) -> int:
+    """The id of the conversation's newest message (0: none yet)."""
+    stored = store.all_messages(conversation.id)
+    return stored[-1].id if stored else 0
+
+
+def _prompt_stored(store: Store, conversation: Conversation, before: int) -> int:
+    """The prompt as the first target stored it: a user message newer than `before` (never
+    an earlier question of the conversation, should storing it have failed)."""
     for message in reversed(store.messages(conversation.id)):
-        if message.role == "user":
+        if message.role == "user" and message.id > before:
             return message.id
-    raise ByokError("the prompt was not stored; nothing else was sent")
+    raise ByokError(
+        "the prompt could not be stored; nothing was sent to the other targets",
+        remedy="See the first target's error above.",
+    )
 
 
 async def _run(

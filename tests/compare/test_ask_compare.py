@@ -170,3 +170,42 @@ def test_what_a_compare_cannot_take_is_a_usage_error_and_nothing_is_sent() -> No
             code, _out, err = ask(server, *extra, "2+2?")
             assert code == 2, (extra, err)
         assert server.requests == []
+
+
+def test_sigterm_mid_compare_keeps_every_partial_reply_and_exits_143() -> None:
+    """Each target's text so far is stored, marked cut, as a single ask's is."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def slow(seen: Seen) -> Reply:
+        first = seen.json["model"].split("-")[0]
+        steps = sse({"choices": [{"index": 0, "delta": {"content": f"{first} begins. "}}]})
+        return Reply(steps=[*steps, 30.0])
+
+    for provider, key in KEYS.items():
+        open_key_store(app_paths()).set(entry_name(provider), key)
+    with provider_server(slow) as server:
+        env = dict(
+            os.environ,
+            BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1",
+            BYOK_TUI_MISTRAL_BASE_URL=f"{server.base_url}/v1",
+        )
+        argv = [sys.executable, "-m", "byok_tui", "ask", "--compare", f"{SLOW},{FINE}", "Go"]
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while len(server.requests) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(1.5)  # each has written its first words, kept within a second
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+    assert proc.returncode == 143
+    data = store()
+    conversation = data.conversations(data.bot("Default").id)[0]
+    replies = [m for m in data.all_messages(conversation.id) if m.role == "assistant"]
+    assert sorted(m.content for m in replies) == ["gpt begins. ", "mistral begins. "]
+    assert {m.status for m in replies} == {"partial"}
