@@ -32,6 +32,7 @@ from byok_tui.core.redaction import StreamRedactor
 
 if TYPE_CHECKING:
     from byok_tui.app_services.services import Services
+    from byok_tui.chat.outgoing import Outgoing
     from byok_tui.core.attachments import Attachment
     from byok_tui.core.records import Bot, Conversation
     from byok_tui.storage.store import Store
@@ -122,67 +123,58 @@ async def compare(
     args: argparse.Namespace,
 ) -> int:
     """Send to every target, print each as it finishes; the exit status: 0 when any
-    answered, else the first target's."""
+    answered, else the first target's (143 when stopped by SIGTERM)."""
     from byok_tui.core.system import on_terminate
 
     task = asyncio.current_task()
     assert task is not None
     on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
     before = await asyncio.to_thread(_newest_message, store, conversation)
+    outcomes = [Outcome(config.provider, config.model) for config in configs]
+    tasks: list[asyncio.Task[Outcome]] = []
     try:
-        return await _compare(services, store, bot, conversation, said, configs, args, before)
+        async with provider_client(services, args.timeout) as client:
+            keep_the_ledger(client, store)
+            service = service_for(services, store, client)
+            try:
+                answered: int | None = None  # the stored prompt, once the first has kept it
+                for number, (config, outcome) in enumerate(zip(configs, outcomes, strict=True)):
+                    outgoing = _outgoing(config, said if number == 0 else None, answered, args)
+                    started = asyncio.Event()
+                    sending = service.send(bot, conversation, outgoing)
+                    tasks.append(asyncio.create_task(_run(sending, outcome, started, args)))
+                    await started.wait()  # its reply's row exists (or it failed before one)
+                    if number == 0:
+                        answered = await asyncio.to_thread(
+                            _prompt_stored, store, conversation, before
+                        )
+                for done in asyncio.as_completed(tasks):
+                    _print(await done, args)
+            finally:  # however it ends: closing each send saves what it received
+                for running in tasks:
+                    running.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
     except asyncio.CancelledError:
         print("byok-tui: stopped (SIGTERM); the partial replies are saved", file=sys.stderr)
         return 143
-
-
-async def _compare(
-    services: Services,
-    store: Store,
-    bot: Bot,
-    conversation: Conversation,
-    said: tuple[str, list[Attachment]],
-    configs: list[BotConfig],
-    args: argparse.Namespace,
-    before: int,
-) -> int:
-    from byok_tui.chat.outgoing import Outgoing
-
-    async with provider_client(services, args.timeout) as client:
-        keep_the_ledger(client, store)
-        service = service_for(services, store, client)
-        outcomes = [Outcome(config.provider, config.model) for config in configs]
-        tasks: list[asyncio.Task[Outcome]] = []
-        answered: int | None = None  # the stored prompt, once the first target has kept it
-        try:
-            for number, (config, outcome) in enumerate(zip(configs, outcomes, strict=True)):
-                if number == 0:
-                    text: str | None = said[0]
-                    outgoing = Outgoing(
-                        text, tuple(said[1]), config=config, over_budget=args.over_budget
-                    )
-                else:
-                    outgoing = Outgoing(
-                        None, config=config, answer_to=answered, over_budget=args.over_budget
-                    )
-                started = asyncio.Event()
-                sending = service.send(bot, conversation, outgoing)
-                tasks.append(asyncio.create_task(_run(sending, outcome, started, args)))
-                await started.wait()  # its reply's row exists (or it failed before one)
-                if number == 0:
-                    answered = await asyncio.to_thread(_prompt_stored, store, conversation, before)
-            for done in asyncio.as_completed(tasks):
-                finished = await done
-                _print(finished, args)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
     if any(outcome.error is None for outcome in outcomes):
         return 0
     first = outcomes[0].error
     return 1 if first is None else EXIT_STATUS.get(first.kind, 1)
+
+
+def _outgoing(
+    config: BotConfig,
+    said: tuple[str, list[Attachment]] | None,
+    answered: int | None,
+    args: argparse.Namespace,
+) -> Outgoing:
+    """The first target's send stores the prompt (`said`); the others answer it."""
+    from byok_tui.chat.outgoing import Outgoing
+
+    if said is not None:
+        return Outgoing(said[0], tuple(said[1]), config=config, over_budget=args.over_budget)
+    return Outgoing(None, config=config, answer_to=answered, over_budget=args.over_budget)
 
 
 def _newest_message(store: Store, conversation: Conversation) -> int:
