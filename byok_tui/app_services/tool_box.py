@@ -92,7 +92,6 @@ def definitions_tokens(specs: list[ToolSpec]) -> int:
 
 async def bot_toolbox(
     services: Any,
-    store: Any,
     chosen: tuple[str, ...],
     approve: Approve,
     *,
@@ -104,14 +103,14 @@ async def bot_toolbox(
     the runner that asks `approve` before every call. `pre_approved`: `server:tool` entries
     the user allowed always. A server that cannot be listed fails the whole send when
     `strict` (`ask`), else it is left out and the toolbox's notices say why (the app).
-    `record`: told of each call as the request log keeps it. None when nothing is chosen."""
-    from byok_tui.app_services.services import remember_every_key
+    `record`: told of each call as the request log keeps it. None when nothing is chosen.
+    Every key the user has must be known to the redaction layer before (a blocking read:
+    services.remember_every_key), so that none in what a server says is shown or sent on."""
     from byok_tui.tools.client import ServerTool, call_tool, list_tools
     from byok_tui.tools.servers import find_server, result_limit
 
     if not chosen:
         return None
-    remember_every_key(services, store)  # before a server's words are shown or sent on
     wanted: dict[str, set[str] | None] = {}  # a server: its tools chosen (None: all)
     for entry in chosen:
         server_name, _, tool_name = entry.partition(":")
@@ -204,8 +203,17 @@ def tools_asking(
         return decision
 
     def read() -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """In a thread: the bot's choices, every key known to the redaction layer, and the
+        SDK loaded (~0.5 s of imports the event loop would otherwise wait for)."""
+        from byok_tui.app_services.services import remember_every_key
+        from byok_tui.tools.client import load_sdk
+
         settled()
-        return store.bot_tools(bot_id), store.approved_tools(bot_id)
+        chosen = store.bot_tools(bot_id)
+        if chosen:
+            remember_every_key(context.services, store)
+            load_sdk()
+        return chosen, store.approved_tools(bot_id)
 
     def record(call: RequestRecord) -> None:
         from byok_tui.spend.request_log import keep_tool_call
@@ -217,7 +225,6 @@ def tools_asking(
         chosen, approved = await asyncio.to_thread(read)
         return await bot_toolbox(
             context.services,
-            store,
             chosen,
             approve,
             pre_approved=approved,

@@ -55,7 +55,8 @@ async def toolbox_for(services: Any, store: Any, bot: Any, allowed: list[str]) -
 
         keep_tool_call(store, call)
 
-    toolbox = await bot_toolbox(services, store, chosen, approve, record=record)
+    # Every key is known to the redaction layer already (ask does it before it sends).
+    toolbox = await bot_toolbox(services, chosen, approve, record=record)
     if toolbox is None or not toolbox.specs:
         return None
     tokens = definitions_tokens(list(toolbox.specs))

@@ -45,6 +45,14 @@ class ServerTool:
     destructive: bool | None = None
 
 
+def load_sdk() -> None:
+    """Import the SDK's client now (blocking, ~0.5 s: from a thread); absent, nothing
+    happens here and the first use says how to install it."""
+    with contextlib.suppress(ImportError):
+        import mcp.client.stdio
+        import mcp.client.streamable_http  # noqa: F401
+
+
 def sdk_missing() -> ByokError:
     return ByokError(
         "MCP servers need the `mcp` package, which is not installed",
@@ -63,6 +71,8 @@ async def connected(
     timeout: float,
 ) -> AsyncIterator[Any]:
     """An open SDK client to `server`, ended when the block is left."""
+    import anyio
+
     try:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import stdio_client
@@ -73,17 +83,22 @@ async def connected(
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            headers = {name: with_keys(value, key_of) for name, value in server.headers.items()}
+            # A key the config names is read from the key store (a keyring may be slow).
+            def given() -> dict[str, str]:
+                return {name: with_keys(value, key_of) for name, value in server.headers.items()}
+
+            headers = await anyio.to_thread.run_sync(given)
             http = await opened.enter_async_context(
                 httpx2.AsyncClient(headers=headers, timeout=timeout)
             )
             transport = streamable_http_client(server.url, http_client=http)
         else:
             errors = opened.enter_context(_server_errors(log))
+            env = await anyio.to_thread.run_sync(environment_for, server, environ, key_of)
             parameters = StdioServerParameters(
                 command=server.command,
                 args=list(server.args),
-                env=environment_for(server, environ, key_of),
+                env=env,
                 cwd=server.cwd,
                 encoding_error_handler="replace",
             )
