@@ -100,9 +100,13 @@ class ChatHost(Screen[None]):
         loaded = StateLoaded(first, transcript=True, generation=self._load_generation)
         self.call_after_refresh(self.post_message, loaded)
 
+    # What drawing replies needs, loaded once the screen is up (ChatScreen.StartedUp) and
+    # before any reply is composed: imported on the event loop while a thread imported it
+    # too, the screen waited on the import lock (~30 ms when the app opens on a
+    # conversation). Only a head start: should it fail, drawing a reply loads what it
+    # needs (and says what is wrong).
     @work(thread=True, exclusive=True, group="warm-up")
     def warm_up_replies(self) -> None:
-        """What drawing replies needs, loaded before any reply is composed (see _load)."""
         with contextlib.suppress(Exception):
             warm_up()
 
@@ -134,12 +138,6 @@ class ChatHost(Screen[None]):
         except ByokError as error:
             self.post_message(StateLoadFailed(error, generation=generation))
             return
-        # What drawing replies needs is loaded here, before any reply is composed: imported
-        # on the event loop while a thread imported it too, the screen waited on the import
-        # lock (~30 ms when the app opens on a conversation). Only a head start: should it
-        # fail, drawing a reply loads what it needs (and says what is wrong).
-        with contextlib.suppress(Exception):
-            warm_up()
         self.post_message(StateLoaded(state, transcript=transcript, generation=generation))
 
     def _remember_opened(self) -> None:
