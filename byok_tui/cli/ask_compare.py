@@ -21,7 +21,7 @@ import json
 import sys
 import time
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from byok_tui.cli.ask_reply import EXIT_STATUS, service_for, shell_words
@@ -53,7 +53,6 @@ class Outcome:
     output_tokens: int | None = None
     cost_usd: float | None = None
     error: ByokError | None = None
-    _redactor: StreamRedactor = field(default_factory=StreamRedactor, repr=False)
 
     def header(self) -> str:
         """`== openai · gpt-5.5 · first token 0.42 s · 61 tokens/s · 12 in, 240 out · $0.0031`"""
@@ -129,7 +128,7 @@ async def compare(
     task = asyncio.current_task()
     assert task is not None
     on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
-    before = await asyncio.to_thread(_newest_message, store, conversation)
+    before = await asyncio.to_thread(store.branch.newest_id, conversation.id)
     outcomes = [Outcome(config.provider, config.model) for config in configs]
     tasks: list[asyncio.Task[Outcome]] = []
     try:
@@ -142,7 +141,8 @@ async def compare(
                     outgoing = _outgoing(config, said if number == 0 else None, answered, args)
                     started = asyncio.Event()
                     sending = service.send(bot, conversation, outgoing)
-                    tasks.append(asyncio.create_task(_run(sending, outcome, started, args)))
+                    one = _run(sending, outcome, started, config.max_tokens)
+                    tasks.append(asyncio.create_task(one))
                     await started.wait()  # its reply's row exists (or it failed before one)
                     if number == 0:
                         answered = await asyncio.to_thread(
@@ -177,12 +177,6 @@ def _outgoing(
     return Outgoing(None, config=config, answer_to=answered, over_budget=args.over_budget)
 
 
-def _newest_message(store: Store, conversation: Conversation) -> int:
-    """The id of the conversation's newest message (0: none yet)."""
-    stored = store.all_messages(conversation.id)
-    return stored[-1].id if stored else 0
-
-
 def _prompt_stored(store: Store, conversation: Conversation, before: int) -> int:
     """The prompt as the first target stored it: a user message newer than `before` (never
     an earlier question of the conversation, should storing it have failed)."""
@@ -196,18 +190,17 @@ def _prompt_stored(store: Store, conversation: Conversation, before: int) -> int
 
 
 async def _run(
-    sending: AsyncGenerator[Any, None],
-    outcome: Outcome,
-    started: asyncio.Event,
-    args: argparse.Namespace,
+    sending: AsyncGenerator[Any, None], outcome: Outcome, started: asyncio.Event, max_tokens: int
 ) -> Outcome:
-    """One target's send, its figures noted as events come."""
+    """One target's send, its figures noted as events come, its text with every known key
+    replaced (even a key cut across two pieces)."""
     from byok_tui.chat.reply_events import LengthLimitReached, ReplyStarted
     from byok_tui.chat.reply_recorder import ReplyPriced
     from byok_tui.providers.types import Done, TextDelta
 
     begun = time.monotonic()
     pieces: list[str] = []
+    redactor = StreamRedactor()
     try:
         async with contextlib.aclosing(sending):
             async for event in sending:
@@ -216,7 +209,7 @@ async def _run(
                 elif isinstance(event, TextDelta) and event.text:
                     if outcome.first_token_s is None:
                         outcome.first_token_s = time.monotonic() - begun
-                    pieces.append(outcome._redactor.feed(event.text))
+                    pieces.append(redactor.feed(event.text))
                 elif isinstance(event, ReplyPriced):
                     usage = event.usage
                     if usage is not None:
@@ -224,13 +217,12 @@ async def _run(
                         outcome.output_tokens = usage.output_tokens
                     outcome.cost_usd = event.cost.usd
                 elif isinstance(event, Done) and event.at_length_limit:
-                    max_tokens = args.max_tokens or 0
                     outcome.error = LengthLimitReached(max_tokens)
     except ByokError as error:
         outcome.error = error
     finally:
         started.set()
-        pieces.append(outcome._redactor.flush())
+        pieces.append(redactor.flush())
         outcome.text = "".join(pieces)
         outcome.total_s = time.monotonic() - begun
     return outcome

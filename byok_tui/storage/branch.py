@@ -126,6 +126,15 @@ class BranchReader:
             found.setdefault(row[0], []).append(Attachment(row[1], row[2], bytes(row[3])))
         return found
 
+    def newest_id(self, conversation_id: int) -> int:
+        """The id of the conversation's newest message, of any branch (0: none yet)."""
+        row = (
+            self._store.connection()
+            .execute("SELECT max(id) FROM messages WHERE conversation_id = ?", (conversation_id,))
+            .fetchone()
+        )
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
     def page(
         self, conversation_id: int, count: int, *, before: int | None = None, down_to: int = 0
     ) -> TranscriptPage:
