@@ -321,7 +321,7 @@ class ByokApp(App[None]):
     @work(thread=True, exclusive=True, group="export")
     def _export_all_data(self, data: AppData) -> None:
         try:
-            path = data.export_all_data()
+            path = data.exports.export_all_data()
         except ByokError as error:
             self.call_from_thread(self.notify, f"Export failed: {error}", severity="error")
             return

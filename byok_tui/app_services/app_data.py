@@ -25,7 +25,6 @@ import contextlib
 import functools
 import logging
 import threading
-import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +37,7 @@ from byok_tui.app_services.chat_state import (
     read_state,
 )
 from byok_tui.app_services.draft_data import DraftData
+from byok_tui.app_services.export_data import ExportData
 from byok_tui.app_services.key_data import KeyData
 from byok_tui.app_services.spend_data import SpendData
 from byok_tui.core.errors import ByokError
@@ -48,7 +48,7 @@ from byok_tui.spend.request_log import keep_what_the_client_reports
 if TYPE_CHECKING:
     from byok_tui.app_services.services import AppContext
     from byok_tui.app_services.tool_box import Approve
-    from byok_tui.chat.outgoing import Outgoing
+    from byok_tui.chat.outgoing import ListTools, Outgoing
     from byok_tui.chat.reply_events import ReplyEvent
     from byok_tui.core.attachments import Attachment
     from byok_tui.core.records import (
@@ -84,6 +84,7 @@ class AppData:
         self.keys = KeyData(context, self._submit, self._run, self._settled)
         self.spending = SpendData(context, self._submit, self._run, self._settled)
         self.drafts = DraftData(context, self._submit, self._run, self._settled)
+        self.exports = ExportData(context, self._submit, self._run, self._settled)
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
         keep_what_the_client_reports(context.client, context.db, self._submit)
@@ -360,12 +361,18 @@ class AppData:
         """Store the message and stream the reply (see ConversationService.send). Call it
         with a bot read by `bot()`, which waited for the writes before it. `ask_user`: asks
         before each tool call the bot's tools may make (none is offered without it)."""
-        if ask_user is not None and outgoing.toolbox is None:
-            from byok_tui.app_services.tool_box import tools_asking
-
-            tools = tools_asking(self._context, bot.id, self._settled, self._submit, ask_user)
-            outgoing = replace(outgoing, toolbox=tools)
+        if outgoing.toolbox is None:
+            outgoing = replace(outgoing, toolbox=self._tools(bot, ask_user))
         return self._context.conversations.send(bot, conversation, outgoing, on_sent=on_sent)
+
+    def _tools(self, bot: Bot, ask_user: Approve | None) -> ListTools | None:
+        """The bot's tools, listed when the reply is about to be asked for; none without
+        someone to ask before each call."""
+        if ask_user is None:
+            return None
+        from byok_tui.app_services.tool_box import tools_asking
+
+        return tools_asking(self._context, bot.id, self._settled, self._submit, ask_user)
 
     def read_attachment(self, path: Path) -> Attachment:
         """A file to attach, read and checked (in a worker thread: a file may be large)."""
@@ -381,47 +388,18 @@ class AppData:
         *,
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
+        ask_user: Approve | None = None,
     ) -> AsyncGenerator[ReplyEvent, None]:
-        """Continue a reply cut short where it stopped (ConversationService.continue_reply)."""
+        """Continue a reply cut short where it stopped (ConversationService.continue_reply);
+        `ask_user` as for `send`."""
         return self._context.conversations.continue_reply(
-            bot, conversation, reply_id, on_sent=on_sent, over_budget=over_budget
+            bot,
+            conversation,
+            reply_id,
+            on_sent=on_sent,
+            over_budget=over_budget,
+            toolbox=self._tools(bot, ask_user),
         )
-
-    def export_markdown(self, conversation_id: int) -> Path:
-        """Write the conversation (the branch on screen) as Markdown to the data folder's
-        `exports/`, readable by the user alone, with no key; where it went."""
-        from byok_tui.app_services.services import remember_every_key
-        from byok_tui.storage.markdown_export import export_markdown
-
-        self._settled()
-        services, db = self._context.services, self._context.db
-        remember_every_key(services, db)  # a copy of any key in a message is redacted too
-        text = export_markdown(db, conversation_id)
-        return self._write_export(f"byok-tui-conversation-{conversation_id}", ".md", text.encode())
-
-    def export_all_data(self) -> Path:
-        """Write bots, conversations, settings, budgets and the request log, no key, as JSON
-        to the data folder's `exports/`, readable by the user alone; where it went."""
-        from byok_tui.app_services.services import known_keys
-        from byok_tui.providers.custom import provider_tables
-        from byok_tui.storage.transfer import export_all
-
-        self._settled()
-        services, db = self._context.services, self._context.db
-        data = export_all(db, known_keys(services), provider_tables(services.config))
-        return self._write_export("byok-tui-export", ".json", data)
-
-    def _write_export(self, name: str, suffix: str, data: bytes) -> Path:
-        from byok_tui.core.paths import ensure_private_dir, write_private
-
-        folder = self._context.services.paths.data_dir / "exports"
-        path = folder / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}{suffix}"
-        try:
-            ensure_private_dir(folder)
-            write_private(path, data, new=True)
-        except OSError as error:
-            raise ByokError(f"Could not write {path}: {error.strerror}") from None
-        return path
 
     def show_branch_of(self, message_id: int) -> None:
         """Make the conversation show a branch that holds `message_id`, if the branch on

@@ -18,6 +18,7 @@ from byok_tui.chat.history import (
     turn,
     turn_tokens,
 )
+from byok_tui.chat.tool_history import turn_tool_chars
 from byok_tui.core.attachments import Attachment
 from byok_tui.core.records import BotConfig, Message
 from byok_tui.core.registry import CONTEXT_TOKENS, Provider
@@ -64,8 +65,8 @@ class _Read:
     message: Message
     files: list[Attachment]
     size: int  # what it counts for against the text read back (chars_to_read)
-    turn: ChatMessage | None  # None: not sent (a failed or partial reply)
-    tokens: int  # the turn's estimate
+    turns: tuple[ChatMessage, ...]  # none: not sent (a failed or partial reply)
+    tokens: tuple[int, ...]  # each turn's estimate
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +103,11 @@ class HistoryReader:
         config: BotConfig,
         *,
         typed: str | None = None,
-        last_turn: ChatMessage | None = None,
+        last_turns: tuple[ChatMessage, ...] = (),
     ) -> SentHistory:
         """The newest messages of the branch on screen that fit the model's context, as
         turns. `typed`: the user's message as typed (it is stored with any key scrubbed, but
-        sent as typed: the user confirmed a key in it); `last_turn`: a turn after the stored
+        sent as typed: the user confirmed a key in it); `last_turns`: turns after the stored
         ones (the reply being continued, which then is not read as a message). `provider`
         None: one the registry does not know (its models' window is taken as the smallest,
         CONTEXT_TOKENS)."""
@@ -114,13 +115,12 @@ class HistoryReader:
         images = provider is None or provider.model(config.model).takes_images is not False
         with self._lock:
             reads, whole = self._newest(conversation_id, room.chars_to_read, images)
-        earlier = reads[:-1] if last_turn is not None else reads
-        sendable = [read for read in earlier if read.turn is not None]
-        turns = [read.turn for read in sendable if read.turn is not None]
-        costs = [read.tokens for read in sendable]
-        if last_turn is not None:
-            turns.append(last_turn)
-            costs.append(turn_tokens(last_turn))
+        earlier = reads[:-1] if last_turns else reads
+        turns = [turn for read in earlier for turn in read.turns]
+        costs = [tokens for read in earlier for tokens in read.tokens]
+        if last_turns:
+            turns += last_turns
+            costs += [turn_tokens(t) for t in last_turns]
         elif typed is not None and turns:
             turns[-1] = turn("user", typed, earlier[-1].files, images=images)
             costs[-1] = turn_tokens(turns[-1])
@@ -181,14 +181,17 @@ class HistoryReader:
         return self._store.branch.messages_since(conversation_id, anchor, SINCE_MOST)
 
     def _reads_of(self, messages: list[Message], images: bool) -> list[_Read]:
-        attached = self._store.branch.attachments_of([m.id for m in messages])
+        branch = self._store.branch
+        attached = branch.attachments_of([m.id for m in messages])
+        rounds = branch.tool_turns_of([m.id for m in messages if m.role == "assistant"])
         reads = []
         for message in messages:
             files = attached.get(message.id, [])
             size = len(message.content)
             size += sum(IMAGE_CHARS if file.is_image else len(file.data) for file in files)
-            sent = sent_of(message, files, images=images)
-            reads.append(_Read(message, files, size, sent, turn_tokens(sent) if sent else 0))
+            sent = sent_of(message, files, images=images, tool_rounds=rounds.get(message.id))
+            size += sum(turn_tool_chars(t) for t in sent)
+            reads.append(_Read(message, files, size, sent, tuple(turn_tokens(t) for t in sent)))
         return reads
 
 

@@ -38,7 +38,8 @@ from byok_tui.chat.reply_events import (
 )
 from byok_tui.chat.reply_recorder import ReplyRecorder, flush_every_second
 from byok_tui.chat.send_keys import Ask, SendKeys
-from byok_tui.chat.tool_rounds import offered, run_call, with_round
+from byok_tui.chat.tool_history import reply_turns
+from byok_tui.chat.tool_rounds import offered, run_call, with_round, without_tools
 from byok_tui.core.attachments import Attachment, check_together
 from byok_tui.core.errors import ByokError, ErrorKind
 from byok_tui.core.records import Bot, BotConfig, Conversation, Message, MessageStatus
@@ -56,7 +57,6 @@ from byok_tui.providers.types import (
 )
 from byok_tui.providers.wire.common import prefills
 from byok_tui.spend.budgets import check_budgets
-from byok_tui.storage.bot_rows import NotFoundError
 from byok_tui.storage.store import Store
 
 FLUSH_SECONDS = 1.0
@@ -156,16 +156,21 @@ class ConversationService:
         on_sent: Callable[[], None] | None = None,
         over_budget: bool = False,
         key_label: str | None = None,
+        toolbox: ToolBox | ListTools | None = None,
     ) -> AsyncGenerator[ReplyEvent, None]:
         """Continue a reply that was cut short (stopped, cut, or at the length limit) where
-        it stopped: asked of the model that wrote it, with the reply as the last turn; the
-        new text is added to the same reply, which is complete once it ends.
+        it stopped: asked of the model that wrote it, with the reply as the last turn (its
+        tool rounds before it, as they were); the new text is added to the same reply, which
+        is complete once it ends. `toolbox`: as for a send.
 
         Only the last reply of the branch on screen can be continued. Nothing is stored
         when the continuation cannot be sent (the reply stays as it was)."""
         ask = Ask(bot, bot.config, over_budget, key_label)
         return self._reply(
-            functools.partial(self._ready_to_continue, ask, conversation, reply_id), on_sent
+            functools.partial(self._ready_to_continue, ask, conversation, reply_id),
+            on_sent,
+            toolbox,
+            over_budget,
         )
 
     async def _ready_to_send(
@@ -258,7 +263,9 @@ class ConversationService:
         self, ask: Ask, conversation: Conversation, reply_id: int
     ) -> _Ready:
         store = self._store
-        found, last_id = await asyncio.to_thread(self._reply_and_last, conversation.id, reply_id)
+        found, last_id = await asyncio.to_thread(
+            store.branch.reply_and_newest, conversation.id, reply_id
+        )
         reply = continuable(found, reply_id, last_id)
         ask = replace(
             ask,
@@ -268,35 +275,27 @@ class ConversationService:
         key = await self._keys.key_to_send(provider, ask)
         # A prefill may not end in whitespace: the model writes it again, so it goes.
         start = reply.content.rstrip() if prefills(provider) else reply.content
+        rounds = await asyncio.to_thread(store.tool_turns_of, reply.id)
+        last_turns = reply_turns(start, rounds) if rounds else None
+        continues = True
+        if last_turns and not last_turns[-1].content:
+            # Stopped right after a round: answered after its results, as if never stopped.
+            last_turns, continues = last_turns[:-1], False
         history, order = await asyncio.to_thread(
             self._history_and_order,
             conversation.id,
             provider,
             ask.config,
             key,
-            last_turn=ChatMessage("assistant", start),
+            last_turns=last_turns or (ChatMessage("assistant", start),),
             pinned=ask.key_label is not None,
         )
         key = await self._keys.first_usable(key, order)
         await asyncio.to_thread(store.set_reply_key_source, reply.id, key.source_text)
         reply = replace(reply, content=start, key_source=key.source_text)
-        request = _request(ask.config, history.turns, continues=True)
-        recorder = ReplyRecorder(store, reply, continues=True)
+        request = _request(ask.config, history.turns, continues=continues)
+        recorder = ReplyRecorder(store, reply, continues=True, tool_turns=rounds)
         return _Ready(provider, request, key, order, recorder, reply, history.left_out)
-
-    def _reply_and_last(
-        self, conversation_id: int, reply_id: int
-    ) -> tuple[Message | None, int | None]:
-        """The reply to continue as stored (None: not in this conversation), and the id of
-        the conversation's last message (the reply must be it)."""
-        newest, _whole = self._store.branch.recent_messages(conversation_id, 0)
-        try:
-            reply: Message | None = self._store.message(reply_id)
-        except NotFoundError:
-            reply = None
-        if reply is not None and reply.conversation_id != conversation_id:
-            reply = None
-        return reply, newest[-1].id if newest else None
 
     def _history_and_order(
         self,
@@ -306,15 +305,15 @@ class ConversationService:
         key: ResolvedKey,
         *,
         typed: str | None = None,
-        last_turn: ChatMessage | None = None,
+        last_turns: tuple[ChatMessage, ...] = (),
         pinned: bool = False,
     ) -> tuple[SentHistory, KeyOrder | None]:
-        """What the send carries of the conversation (`typed`, `last_turn`: as for
+        """What the send carries of the conversation (`typed`, `last_turns`: as for
         HistoryReader.read), and, with failover on, the keys it may fail over to; none for a
         key named explicitly (`pinned`: `ask --key`). Blocking (the database, the key store
         and its index): run in a worker thread."""
         history = self._history.read(
-            conversation_id, provider, config, typed=typed, last_turn=last_turn
+            conversation_id, provider, config, typed=typed, last_turns=last_turns
         )
         return history, None if pinned else self._keys.key_order(provider, key, history.messages)
 
@@ -351,6 +350,8 @@ class ConversationService:
                     yield ToolNotice(notice)
                 request, toolbox = offered(ready.provider, ready.request, toolbox)
                 ready = replace(ready, request=request, toolbox=toolbox, over_budget=over_budget)
+            else:
+                ready = replace(ready, request=without_tools(ready.request))
             request, rounds = ready.request, 1
             while True:
                 calls: tuple[ToolCall, ...] = ()
@@ -422,7 +423,8 @@ class ConversationService:
         room = ready.left_out
         if room is None:
             return None
-        sent = len(ready.request.messages)
+        # A reply that called tools is several turns: counted once, as one message.
+        sent = sum(not (m.tool_calls or m.tool_results) for m in ready.request.messages)
 
         new_reply = 0 if ready.request.continues else 1  # the reply being written is not sent
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from byok_tui.chat.tool_history import reply_turns, turn_tool_chars
 from byok_tui.core.attachments import Attachment, AttachmentError, with_text_files
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import Message
@@ -16,14 +18,21 @@ from byok_tui.providers.types import ChatMessage, Image, Role
 from byok_tui.spend.estimate import CHARS_PER_TOKEN, estimated_tokens
 
 
-def sent_of(message: Message, files: list[Attachment], *, images: bool) -> ChatMessage | None:
+def sent_of(
+    message: Message, files: list[Attachment], *, images: bool, tool_rounds: Any = None
+) -> tuple[ChatMessage, ...]:
     """What the model is shown of one message: a user message or a completed reply, with its
     files (text files in its text, images beside it; with `images` False, a model that takes
-    none, an image is named in the text instead). None for a failed or partial reply: a
-    retry re-sends the user message once, as it adds no new one."""
-    if message.role == "user" or message.status == "complete":
-        return turn(message.role, message.content, files, images=images)
-    return None
+    none, an image is named in the text instead); a reply that called tools (`tool_rounds`,
+    as stored) as its rounds' turns. Nothing for a failed or partial reply: a retry re-sends
+    the user message once, as it adds no new one."""
+    if message.role == "assistant" and message.status != "complete":
+        return ()
+    if message.role == "assistant" and tool_rounds:
+        rounds = reply_turns(message.content, tool_rounds)
+        if rounds is not None:
+            return rounds
+    return (turn(message.role, message.content, files, images=images),)
 
 
 # What an image counts for, in tokens: the most any of the four families charges for one
@@ -77,7 +86,10 @@ class HistoryTrimmed:
 
 def turn_tokens(message: ChatMessage) -> int:
     """A turn's estimated tokens: its text and its images."""
-    return estimated_tokens([message.content or " "]) + IMAGE_TOKENS * len(message.images)
+    text = estimated_tokens([message.content or " "])
+    if message.tool_calls or message.tool_results:
+        text += turn_tool_chars(message) // CHARS_PER_TOKEN
+    return text + IMAGE_TOKENS * len(message.images)
 
 
 def fit_to_context(
@@ -97,7 +109,8 @@ def fit_to_context(
         kept.append(message)
         used += cost
     kept.reverse()
-    while len(kept) > 1 and kept[0].role != "user":
+    # Every family wants the user to speak first: not the results of a call cut off.
+    while len(kept) > 1 and (kept[0].role != "user" or kept[0].tool_results):
         kept.pop(0)
     return tuple(kept)
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from byok_tui.chat.tool_history import answer_start
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import Cost, Message, MessageStatus
 from byok_tui.core.registry import get_provider
@@ -87,7 +88,8 @@ class ReplyRecorder:
     prices it once, when it ends.
 
     `continues`: the reply is being continued; it starts from `text` (its stored text, or
-    that without the trailing whitespace a prefill may not end with) and its stored counts.
+    that without the trailing whitespace a prefill may not end with), its stored counts and
+    the tool rounds it made before (`tool_turns`, as stored: kept, and followed).
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class ReplyRecorder:
         *,
         continues: bool = False,
         text: str | None = None,
+        tool_turns: list[dict[str, object]] | None = None,
     ) -> None:
         self._store = store
         self._message_id = reply.id
@@ -106,6 +109,9 @@ class ReplyRecorder:
         self._last_flush = clock()
         start = reply.content if text is None else text
         self.text: list[str] = [start] if continues and start else []
+        rounds_end = answer_start(start, tool_turns) if continues and tool_turns else None
+        if rounds_end:  # the rounds' words, then those a next round's turn begins with
+            self.text = [start[:rounds_end], start[rounds_end:]]
         self.reasoning: list[str] = [reply.reasoning] if continues and reply.reasoning else []
         self._continues = continues
         self._earlier = stored_usage(reply) if continues else None
@@ -115,8 +121,8 @@ class ReplyRecorder:
         # A reply that called tools: each earlier round's counts (a request each, priced on
         # its own), what it asked and what went back, and where its text began.
         self._rounds: list[Usage | None] = []
-        self.tool_turns: list[dict[str, object]] = []
-        self._round_from = len(self.text)
+        self.tool_turns: list[dict[str, object]] = list(tool_turns or []) if continues else []
+        self._round_from = 1 if rounds_end else 0
 
     @property
     def total_usage(self) -> Usage | None:
@@ -139,7 +145,13 @@ class ReplyRecorder:
             {
                 "said": said,
                 "calls": [
-                    {"id": c.id, "name": c.name, "arguments": c.raw_arguments, "problem": c.problem}
+                    {
+                        "id": c.id,
+                        "name": c.name,
+                        "arguments": c.raw_arguments,
+                        "problem": c.problem,
+                        **({"signature": c.signature} if c.signature else {}),
+                    }
                     for c in calls
                 ],
                 "results": [

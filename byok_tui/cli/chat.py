@@ -380,8 +380,16 @@ async def _continue_stream(
     on_terminate(asyncio.get_running_loop(), task.cancel)  # not on Windows: it ends there
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
+        from byok_tui.cli.ask_tools import toolbox_for
+
+        toolbox = await toolbox_for(services, store, bot, list(args.allow_tool or []))
         sending = service_for(services, store, client).continue_reply(
-            bot, conversation, reply_id, over_budget=args.over_budget, key_label=args.key_label
+            bot,
+            conversation,
+            reply_id,
+            over_budget=args.over_budget,
+            key_label=args.key_label,
+            toolbox=toolbox,
         )
         try:
             error, _arrived = await print_reply(sending, args, bot.config.max_tokens)

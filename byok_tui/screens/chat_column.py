@@ -219,6 +219,7 @@ class ChatColumn(ColumnBase):
             forward=self._forward,
             continuing=branch.continue_of is not None,
         )
+        ask_user = functools.partial(self._ask_tool, bot.name)
         try:
             config = fallback_config(bot.config, parse_fallback(fallback)) if fallback else None
             if branch.continue_of is not None:
@@ -228,6 +229,7 @@ class ChatColumn(ColumnBase):
                     branch.continue_of,
                     on_sent=relay.sent,
                     over_budget=over_budget,
+                    ask_user=ask_user,
                 )
             else:
                 outgoing = Outgoing(
@@ -239,7 +241,6 @@ class ChatColumn(ColumnBase):
                     regenerate=branch.regenerate,
                     over_budget=over_budget,
                 )
-                ask_user = functools.partial(self._ask_tool, bot.name)
                 sending = data.send(
                     bot, conversation, outgoing, on_sent=relay.sent, ask_user=ask_user
                 )

@@ -94,7 +94,7 @@ class ConversationActions:
 
         def export() -> None:
             try:
-                path = screen.data.export_markdown(conversation_id)
+                path = screen.data.exports.export_markdown(conversation_id)
             except ByokError as error:
                 screen.app.call_from_thread(
                     screen.notify, f"Export failed: {error.one_line()}", severity="error"

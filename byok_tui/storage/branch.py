@@ -37,6 +37,19 @@ class BranchReader:
     def __init__(self, store: Database) -> None:
         self._store = store
 
+    def reply_and_newest(
+        self, conversation_id: int, reply_id: int
+    ) -> tuple[Message | None, int | None]:
+        """A reply as stored (None: not in this conversation), and the id of the newest
+        message of the branch on screen (a reply to continue must be it)."""
+        newest, _whole = self.recent_messages(conversation_id, 0)
+        row = self._store.connection().execute(
+            "SELECT * FROM messages WHERE id = ? AND conversation_id = ?",
+            (reply_id, conversation_id),
+        )
+        found = messages_from(row)
+        return (found[0] if found else None), newest[-1].id if newest else None
+
     def recent_messages(
         self, conversation_id: int, chars: int, image_chars: int = 0
     ) -> tuple[list[Message], bool]:
@@ -209,19 +222,31 @@ class BranchReader:
             tool_calls=self.tool_calls_of(shown),
         )
 
-    def tool_calls_of(self, message_ids: Sequence[int]) -> dict[int, list[ShownToolCall]]:
-        """The tool calls each of these replies made, for those that made any: every call
-        with the result that went back for it (a stored round that does not read as one
-        is skipped)."""
+    def tool_turns_of(self, message_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+        """The tool rounds of each of these replies that made any, as stored (a list of
+        rounds: what the model said, its calls, their results); one that does not read as
+        JSON is left out."""
         rows = self._store.connection().execute(
             "SELECT id, tool_turns FROM messages WHERE id IN (SELECT value FROM json_each(?))"
             " AND tool_turns IS NOT NULL",
             (json.dumps(list(message_ids)),),
         )
-        found: dict[int, list[ShownToolCall]] = {}
+        found: dict[int, list[dict[str, Any]]] = {}
         for message_id, text in rows:
-            with contextlib.suppress(ValueError, TypeError, AttributeError):
-                found[message_id] = _shown_calls(json.loads(text))
+            with contextlib.suppress(ValueError):
+                turns = json.loads(text)
+                if isinstance(turns, list) and turns:
+                    found[message_id] = turns
+        return found
+
+    def tool_calls_of(self, message_ids: Sequence[int]) -> dict[int, list[ShownToolCall]]:
+        """The tool calls each of these replies made, for those that made any: every call
+        with the result that went back for it (a stored round that does not read as one
+        is skipped)."""
+        found: dict[int, list[ShownToolCall]] = {}
+        for message_id, turns in self.tool_turns_of(message_ids).items():
+            with contextlib.suppress(ValueError, TypeError, AttributeError, KeyError):
+                found[message_id] = _shown_calls(turns)
         return {key: calls for key, calls in found.items() if calls}
 
     def alternatives_of(self, message_ids: Sequence[int]) -> dict[int, tuple[int, int]]:

@@ -24,9 +24,11 @@ KEY = "gsk_" + "T" * 52
 
 
 def calls_weather(seen: Seen) -> Reply:
-    """Asks for the weather until a tool's answer is in the conversation, then answers."""
+    """Asks for the weather until a tool's answer follows the user's last message, then
+    answers."""
     messages = seen.json["messages"]
-    if any(m.get("role") == "tool" for m in messages):
+    last_asked = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+    if any(m.get("role") == "tool" for m in messages[last_asked:]):
         said = next(m["content"] for m in reversed(messages) if m["role"] == "tool")
         text = {"choices": [{"index": 0, "delta": {"content": f"Told: {said}"}}]}
         end = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
