@@ -240,6 +240,7 @@ class ByokApp(App[None]):
             self._data.close()  # every key typed is saved before we go
         if self._opened is not None:
             await self._opened.client.aclose()
+            await self._opened.tool_servers.close()  # each stdio server's whole tree ends
         # Last: a hang-up meanwhile still ends the app as a quit does.
         forget_signal_handlers(asyncio.get_running_loop(), ending=self.ends_the_process)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from byok_tui.core.config import Config, load_config
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from byok_tui.providers.model_cache import ModelCache
     from byok_tui.storage.db import Progress
     from byok_tui.storage.store import Store
+    from byok_tui.tools.held import HeldServers
 
 
 # A NamedTuple, not a dataclass: its module loads before the first frame (launch.py says why).
@@ -193,6 +194,8 @@ class AppContext:
     conversations: ConversationService
     writer: SerialWriter
     models: ModelCache
+    # The MCP servers its messages started, held for the next call; ended with the app.
+    tool_servers: HeldServers = field(default_factory=lambda: _held_servers())
 
     @classmethod
     def open(
@@ -208,6 +211,12 @@ class AppContext:
         models = model_cache(services)
         conversations = ConversationService(store, client, models.context_of)
         return cls(services, store, client, conversations, SerialWriter(), models)
+
+
+def _held_servers() -> HeldServers:
+    from byok_tui.tools.held import HeldServers
+
+    return HeldServers()
 
 
 def key_of_stored(services: Services) -> Callable[[str], str]:

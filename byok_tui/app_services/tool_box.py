@@ -18,13 +18,16 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from byok_tui.chat.outgoing import DENIED, ListTools, ToolBox
 from byok_tui.core.errors import ByokError
 from byok_tui.core.redaction import redact_keys
 from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.providers.types import RequestRecord, ToolCall, ToolResult, ToolSpec
+
+if TYPE_CHECKING:
+    from byok_tui.tools.held import HeldServers
 
 __all__ = ["DENIED", "Approve", "Decision", "ToolAsk", "bot_toolbox", "tools_asking"]
 
@@ -98,12 +101,15 @@ async def bot_toolbox(
     pre_approved: tuple[str, ...] = (),
     strict: bool = True,
     record: Callable[[RequestRecord], None] | None = None,
+    held: HeldServers | None = None,
 ) -> ToolBox | None:
     """The tools `chosen` for a bot (`server` or `server:tool` entries), listed now, and
     the runner that asks `approve` before every call. `pre_approved`: `server:tool` entries
     the user allowed always. A server that cannot be listed fails the whole send when
     `strict` (`ask`), else it is left out and the toolbox's notices say why (the app).
-    `record`: told of each call as the request log keeps it. None when nothing is chosen.
+    `record`: told of each call as the request log keeps it; `held`: the servers kept
+    running between calls (without it, each listing and call starts its server anew). None
+    when nothing is chosen.
     Every key the user has must be known to the redaction layer before (a blocking read:
     services.remember_every_key), so that none in what a server says is shown or sent on."""
     from byok_tui.tools.client import ServerTool, call_tool, list_tools
@@ -126,7 +132,7 @@ async def bot_toolbox(
         try:
             server = find_server(services.config, name)
             connect = connection(services, server)
-            listed = await list_tools(server, **connect)
+            listed = await list_tools(server, held=held, **connect)
         except ByokError as error:
             if strict:
                 raise
@@ -166,7 +172,7 @@ async def bot_toolbox(
             return ToolResult(call.id, call.name, DENIED, True)
         started, clock = time.time(), time.monotonic()
         result = await call_tool(
-            server, call.id, tool.spec.name, call.arguments or {}, limit=limit, **connect
+            server, call.id, tool.spec.name, call.arguments or {}, limit=limit, held=held, **connect
         )
         if record is not None:
             took, size = time.monotonic() - clock, len(result.content)
@@ -230,6 +236,7 @@ def tools_asking(
             pre_approved=approved,
             strict=False,
             record=record,
+            held=context.tool_servers,
         )
 
     return listed

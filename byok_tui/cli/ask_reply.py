@@ -109,15 +109,19 @@ async def send_with_fallbacks(
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
         from byok_tui.cli.ask_tools import toolbox_for
+        from byok_tui.tools.held import HeldServers
 
         service = service_for(services, store, client)
-        toolbox = await toolbox_for(services, store, bot, list(args.allow_tool or []))
-        exchange = _Exchange(service, bot, conversation, args, said[1], toolbox)
+        held = HeldServers()  # the tools' servers, kept between calls until ask ends
         try:
+            toolbox = await toolbox_for(services, store, bot, list(args.allow_tool or []), held)
+            exchange = _Exchange(service, bot, conversation, args, said[1], toolbox)
             return await _attempts(exchange, said[0], config, [None, *fallbacks])
         except asyncio.CancelledError:
             print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
+        finally:
+            await held.close()
 
 
 async def _attempts(

@@ -17,6 +17,7 @@ from byok_tui.app_services.tool_box import (
 )
 from byok_tui.chat.outgoing import ToolBox
 from byok_tui.providers.types import RequestRecord, ToolCall, ToolResult
+from byok_tui.tools.held import HeldServers
 
 __all__ = ["DENIED", "toolbox_for"]
 
@@ -31,9 +32,11 @@ def said(text: str) -> None:
     print(f"byok-tui: {text}", file=sys.stderr)
 
 
-async def toolbox_for(services: Any, store: Any, bot: Any, allowed: list[str]) -> ToolBox | None:
+async def toolbox_for(
+    services: Any, store: Any, bot: Any, allowed: list[str], held: HeldServers
+) -> ToolBox | None:
     """The bot's tools as `ask` offers them, with the runner that obeys --allow-tool; None
-    when the bot may use no tool."""
+    when the bot may use no tool. Its servers are `held` until `ask` ends them."""
     chosen = store.bot_tools(bot.id)
     if not chosen:
         if allowed:
@@ -56,7 +59,7 @@ async def toolbox_for(services: Any, store: Any, bot: Any, allowed: list[str]) -
         keep_tool_call(store, call)
 
     # Every key is known to the redaction layer already (ask does it before it sends).
-    toolbox = await bot_toolbox(services, chosen, approve, record=record)
+    toolbox = await bot_toolbox(services, chosen, approve, record=record, held=held)
     if toolbox is None or not toolbox.specs:
         return None
     tokens = definitions_tokens(list(toolbox.specs))

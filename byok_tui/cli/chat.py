@@ -381,21 +381,25 @@ async def _continue_stream(
     async with provider_client(services, args.timeout) as client:
         keep_the_ledger(client, store)
         from byok_tui.cli.ask_tools import toolbox_for
+        from byok_tui.tools.held import HeldServers
 
-        toolbox = await toolbox_for(services, store, bot, list(args.allow_tool or []))
-        sending = service_for(services, store, client).continue_reply(
-            bot,
-            conversation,
-            reply_id,
-            over_budget=args.over_budget,
-            key_label=args.key_label,
-            toolbox=toolbox,
-        )
+        held = HeldServers()
         try:
+            toolbox = await toolbox_for(services, store, bot, list(args.allow_tool or []), held)
+            sending = service_for(services, store, client).continue_reply(
+                bot,
+                conversation,
+                reply_id,
+                over_budget=args.over_budget,
+                key_label=args.key_label,
+                toolbox=toolbox,
+            )
             error, _arrived = await print_reply(sending, args, bot.config.max_tokens)
         except asyncio.CancelledError:
             print("byok-tui: stopped (SIGTERM); the partial reply is saved", file=sys.stderr)
             return 143
+        finally:
+            await held.close()
     return 0 if error is None else EXIT_STATUS.get(error.kind, 1)
 
 

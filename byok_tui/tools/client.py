@@ -2,9 +2,10 @@
 only here and only when a server is used): its tools, and one call of one of them.
 
 A server is started or contacted only when asked (a command the user ran, a message a bot
-that uses it sends), once an operation, and ended with it: a stdio server runs in its own
-process group, which the SDK ends whole (stdin closed, then the tree terminated, then
-killed). Its standard error goes to a log file, never to the terminal the app draws on.
+that uses it sends); the app and `ask` hold it for the next call (held.py), a command ends
+it with itself: a stdio server runs in its own process group, which the SDK ends whole
+(stdin closed, then the tree terminated, then killed). Its standard error goes to a log
+file, never to the terminal the app draws on.
 
 What comes back is outside text: tool names and descriptions are cleaned to their line,
 results are made terminal-safe, any known key in them is redacted, and a result longer than
@@ -15,9 +16,10 @@ abandoned (and the server ended).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -26,6 +28,7 @@ from byok_tui.core.errors import ByokError, ErrorKind
 from byok_tui.core.redaction import redact_keys
 from byok_tui.core.sanitize import clean_line, strip_terminal_controls
 from byok_tui.providers.types import ToolResult, ToolSpec
+from byok_tui.tools.held import HeldServers
 from byok_tui.tools.servers import ToolServer, environment_for, with_keys
 
 LONGEST_DESCRIPTION = 2_000
@@ -189,15 +192,19 @@ def result_of(call_id: str, name: str, answer: Any, limit: int) -> ToolResult:
     return ToolResult(call_id, name, text, bool(answer.is_error))
 
 
-async def list_tools(server: ToolServer, **connect: Any) -> list[ServerTool]:
-    """Start or contact the server and list its tools."""
+async def list_tools(
+    server: ToolServer, *, held: HeldServers | None = None, **connect: Any
+) -> list[ServerTool]:
+    """Start or contact the server (or use it as `held`) and list its tools."""
     import anyio
 
     timeout = connect["timeout"]
     try:
         with anyio.fail_after(timeout):
-            async with connected(server, **connect) as client:
-                return listed_tools(server, await client.list_tools())
+            listing = await _with_client(
+                server, held, connect, lambda c: c.list_tools(), again=True
+            )
+        return listed_tools(server, listing)
     except TimeoutError:
         raise ToolServerError(
             f"MCP server {server.name} did not list its tools within {timeout:g} s"
@@ -215,20 +222,25 @@ async def call_tool(
     arguments: dict[str, Any],
     *,
     limit: int,
+    held: HeldServers | None = None,
     **connect: Any,
 ) -> ToolResult:
-    """Run one call; its result, or an error result saying why there is none (the model is
-    told, and the reply goes on). Raises only when cancelled."""
+    """Run one call (on the server as `held`, or one started for it); its result, or an
+    error result saying why there is none (the model is told, and the reply goes on).
+    Raises only when cancelled."""
     import anyio
 
     timeout = connect["timeout"]
     try:
         with anyio.fail_after(timeout):
-            async with connected(server, **connect) as client:
-                answer = await client.call_tool(name, arguments)
+            answer = await _with_client(
+                server, held, connect, lambda c: c.call_tool(name, arguments)
+            )
         return result_of(call_id, name, answer, limit)
     except TimeoutError:
         said = f"the tool did not answer within {timeout:g} s"
+        if held is not None:
+            said += f"; {server.name} was ended, and is started again at its next use"
     except ByokError as error:
         said = error.message
     except Exception as error:
@@ -236,9 +248,49 @@ async def call_tool(
     return ToolResult(call_id, name, redact_keys(said), is_error=True)
 
 
+async def _with_client(
+    server: ToolServer,
+    held: HeldServers | None,
+    connect: dict[str, Any],
+    work: Callable[[Any], Awaitable[Any]],
+    *,
+    again: bool = False,
+) -> Any:
+    if held is None:
+        async with connected(server, **connect) as client:
+            return await work(client)
+    opener = functools.partial(connected, **connect)
+    return await held.use(server, opener, work, _answered, again=again)
+
+
+def _answered(error: BaseException) -> bool:
+    """The server answered the request with an error of its own: it is alive and well."""
+    try:
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+    except ImportError:
+        return False
+    return isinstance(error, MCPError) and error.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT)
+
+
+def _closed(error: BaseException) -> bool:
+    try:
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
+    except ImportError:
+        return False
+    return isinstance(error, MCPError) and error.code == CONNECTION_CLOSED
+
+
 def _failed(server: ToolServer, error: BaseException) -> ToolServerError:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    if _closed(error):
+        return ToolServerError(
+            f"MCP server {server.name} stopped (its process ended or it closed the "
+            "connection); it is started again at its next use",
+            remedy="A stdio server's own messages are in byok-tui's log folder, mcp-NAME.log.",
+        )
     said = redact_keys(clean_line(str(error)))[:200]
     return ToolServerError(
         f"MCP server {server.name}: {type(error).__name__}" + (f": {said}" if said else ""),

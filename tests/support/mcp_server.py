@@ -2,8 +2,8 @@
 `python -m tests.support.mcp_server` it speaks stdio; with `--http PORT` streamable HTTP on
 127.0.0.1. Its tools are the cases byok-tui must handle: an answer, one declared read-only,
 a slow call, a failing one, a huge result, a hostile one (escape sequences and markup), a
-crash, one that prints its environment to standard error, and one that reports the
-environment it was given (so a test can assert no key reached it)."""
+crash, its process id, one that prints its environment to standard error, and one that
+reports the environment it was given (so a test can assert no key reached it)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,11 @@ def chatty() -> str:
     for name, value in sorted(os.environ.items()):
         print(f"{name}={value}", file=sys.stderr, flush=True)
     return "said it all"
+
+
+@server.tool(description="The server's process id.")
+def pid() -> str:
+    return str(os.getpid())
 
 
 @server.tool(description="Every environment variable the server was started with.")
