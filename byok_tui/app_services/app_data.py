@@ -106,6 +106,13 @@ class AppData:
         write = functools.partial(self._context.db.set_bot_tools, bot_id, tools)
         self._submit(f"tools:{bot_id}", "save the bot's tools", write)
 
+    async def list_server_tools(self, servers: tuple[str, ...]) -> dict[str, tuple[str, ...] | str]:
+        """Each server's tools by name, or why they could not be listed: the user asked
+        (it starts or contacts the servers, held then for the bot's next message)."""
+        from byok_tui.app_services.tool_box import list_servers
+
+        return await list_servers(self._context, servers)
+
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         db = self._context.db
         self._submit(

@@ -242,6 +242,33 @@ def tools_asking(
     return listed
 
 
+async def list_servers(context: Any, names: tuple[str, ...]) -> dict[str, tuple[str, ...] | str]:
+    """Each of these servers' tools by name, or why they could not be listed, the servers
+    listed together; they are held for the next message. Every key is known to the
+    redaction layer first (what a server says is outside text)."""
+    from byok_tui.app_services.services import remember_every_key
+    from byok_tui.tools.client import list_tools, load_sdk
+    from byok_tui.tools.servers import find_server
+
+    def prepare() -> None:
+        remember_every_key(context.services, context.db)
+        load_sdk()
+
+    await asyncio.to_thread(prepare)
+
+    async def listed(name: str) -> tuple[str, ...] | str:
+        try:
+            server = find_server(context.services.config, name)
+            connect = connection(context.services, server)
+            tools = await list_tools(server, held=context.tool_servers, **connect)
+        except ByokError as error:
+            return error.one_line()
+        return tuple(tool.spec.name for tool in tools)
+
+    found = await asyncio.gather(*(listed(name) for name in names))
+    return dict(zip(names, found, strict=True))
+
+
 def tool_call_record(
     server: Any, tool: str, started: float, took: float, outcome: str, size: int
 ) -> RequestRecord:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from textual import work
 from textual.message import Message
 
 from byok_tui.app_services.app_data import AppData
@@ -16,6 +17,7 @@ from byok_tui.core.redaction import REDACTED
 from byok_tui.core.registry import get_provider
 from byok_tui.screens.dialogs import TextDialog
 from byok_tui.widgets.config_pane import ConfigPane
+from byok_tui.widgets.tool_choice import ToolChoice
 
 
 class BotSettingsPane(ConfigPane):
@@ -52,10 +54,20 @@ class BotSettingsPane(ConfigPane):
         self.saved(replace(bot, config=config))
         self.post_message(self.BotSaved(bot.id, config))
 
-    def on_config_pane_tools_edited(self, message: ConfigPane.ToolsEdited) -> None:
+    def on_tool_choice_edited(self, message: ToolChoice.Edited) -> None:
         message.stop()
         if self.bot is not None:
             self.data.set_bot_tools(self.bot.id, message.chosen)
+
+    def on_tool_choice_list_wanted(self, message: ToolChoice.ListWanted) -> None:
+        message.stop()
+        self._list_tools(message.servers)
+
+    @work(exclusive=True, group="list-tools")
+    async def _list_tools(self, servers: tuple[str, ...]) -> None:
+        """Every server's tools, listed now (the user asked: it starts the servers)."""
+        listed = await self.data.list_server_tools(servers)
+        self.query_one(ToolChoice).show_listed(listed)
 
     def on_config_pane_model_id_wanted(self, message: ConfigPane.ModelIdWanted) -> None:
         message.stop()

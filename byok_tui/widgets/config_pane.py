@@ -14,8 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select, SelectionList, Static, TextArea
-from textual.widgets.selection_list import Selection
+from textual.widgets import Input, Label, Select, Static, TextArea
 
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import Bot, BotConfig, Spend
@@ -24,6 +23,7 @@ from byok_tui.core.registry import Provider, get_provider, key_mismatch_warning,
 from byok_tui.providers.fallbacks import parse_fallbacks
 from byok_tui.spend.pricing import spend_lines
 from byok_tui.widgets.key_field import KeyField
+from byok_tui.widgets.tool_choice import ToolChoice
 
 # The model list's last entry: not a model, but a way to type any model id (people run
 # models no registry has heard of). No model id can hold a NUL.
@@ -42,8 +42,6 @@ class ConfigPane(VerticalScroll):
     ConfigPane.keyless #keys { display: none; }  /* a local runtime takes no key */
     ConfigPane .warning { color: $warning; display: none; }
     ConfigPane .warning.shown { display: block; }
-    ConfigPane > #bot-tools { height: auto; max-height: 8; }
-    ConfigPane > #bot-tools-note { color: $text-muted; }
     ConfigPane > #spend { margin-top: 1; color: $text-muted; }
     ConfigPane > #spend.near { color: $warning; }
     /* Always in view, however far the pane is scrolled: which key the next message uses. */
@@ -70,13 +68,6 @@ class ConfigPane(VerticalScroll):
         value: str
 
     @dataclass
-    class ToolsEdited(Message):
-        """The servers the bot may use, as chosen (a server partly chosen from the shell,
-        `server:tool`, keeps its tools while it stays chosen)."""
-
-        chosen: tuple[str, ...]
-
-    @dataclass
     class BotKeyChoiceEdited(Message):
         """The bot's own key is to come from a command, or be a labelled key (Enter in one
         of the two fields; empty: none). One of the two is set."""
@@ -90,7 +81,6 @@ class ConfigPane(VerticalScroll):
         self._models: ModelChoices = []
         self._model = ""  # the model chosen, to go back to if typing one is cancelled
         self._taken_names: set[str] = set()  # the other bots' names: a name is not shared
-        self._tools: tuple[str, ...] = ()  # the bot's tools as last shown
         self._provider_choices = [(p.display_name, p.id) for p in providers()]
 
     def compose(self) -> ComposeResult:
@@ -121,9 +111,7 @@ class ConfigPane(VerticalScroll):
         yield Label("Fallbacks, in order (provider:model, comma-separated)")
         yield Input(id="bot-fallbacks", placeholder="groq:llama-3.3-70b-versatile")
         yield Static(id="bot-fallbacks-warning", classes="warning")
-        yield Label("Tools: the MCP servers this bot may use (each call asks first)")
-        yield SelectionList[str](id="bot-tools")
-        yield Static(id="bot-tools-note")
+        yield ToolChoice(id="tool-choice")
         yield Static(id="spend")
         yield Static(id="key-in-use")
 
@@ -175,29 +163,8 @@ class ConfigPane(VerticalScroll):
         self._temperature()  # a saved value out of its provider's range is said at once
 
     def show_tools(self, servers: tuple[str, ...], chosen: tuple[str, ...], note: str = "") -> None:
-        """The servers configured, those the bot may use ticked; `note`: said under them
-        (a model that takes no tools, none configured, a config file that cannot be read)."""
-        self._tools = chosen
-        listed = self.query_one("#bot-tools", SelectionList)
-        with self.prevent(SelectionList.SelectedChanged):
-            listed.clear_options()
-            for name in servers:
-                own = [entry for entry in chosen if entry.partition(":")[0] == name]
-                partly = [entry.partition(":")[2] for entry in own if entry != name]
-                label = f"{name} ({', '.join(partly)} only)" if partly and name not in own else name
-                listed.add_option(Selection(Text(label), name, bool(own)))
-        if not servers and not note:
-            note = "None configured: add one with `byok-tui mcp add NAME -- COMMAND`."
-        self.query_one("#bot-tools-note", Static).update(Text(note))
-
-    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
-        event.stop()
-        chosen: list[str] = []
-        for name in event.selection_list.selected:
-            own = [entry for entry in self._tools if entry.partition(":")[0] == name]
-            chosen += own or [str(name)]
-        self._tools = tuple(chosen)
-        self.post_message(self.ToolsEdited(self._tools))
+        """The servers configured, those the bot may use ticked (ToolChoice.show)."""
+        self.query_one(ToolChoice).show(servers, chosen, note)
 
     def show_models(self, models: ModelChoices, current: str) -> None:
         ids = [model_id for _label, model_id in models]

@@ -194,13 +194,13 @@ async def test_the_config_pane_lists_the_servers_and_ticking_one_lets_the_bot_us
         labels = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
         assert labels == ["files", "test (weather only)"]
         assert listed.selected == ["test"]
-        listed.select("files")
-        await wait_for(pilot, lambda: store().bot_tools(store().bot("Default").id) != ())
+        listed.toggle("files")
         await wait_for(
             pilot,
             lambda: set(store().bot_tools(store().bot("Default").id)) == {"files", "test:weather"},
         )
-        listed.deselect_all()
+        listed.toggle("files")
+        listed.toggle("test")
         await wait_for(pilot, lambda: store().bot_tools(store().bot("Default").id) == ())
 
 
