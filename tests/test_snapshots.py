@@ -392,3 +392,40 @@ def test_a_reply_with_a_tool_call_and_its_result(snap_compare: Any) -> None:
 
         # Under 120 columns the config pane (which names the loopback server's port) is hidden.
         assert snap_compare(app, terminal_size=(110, 32), run_before=called_and_expanded)
+
+
+def _compare_snapshot(snap_compare: Any, size: tuple[int, int]) -> bool:
+    from tests.compare.test_ask_compare import by_model
+    from tests.compare.test_compare_in_the_app import app_on, compare
+    from tests.support.pilot import wait_for
+    from tests.support.provider_server import provider_server
+
+    with provider_server(by_model) as server:
+        app = app_on(server)
+
+        async def compared(pilot: Pilot[None]) -> None:
+            screen = await compare(pilot, app, "What is 2+2? One line.")
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            for number, column in enumerate(screen.columns, 1):  # timings vary: fixed here
+                if column.outcome.first_token_s is not None:
+                    column.outcome.first_token_s = 0.25 * number
+                column.outcome.total_s = 0.5 * number + 1
+                column.show_figures()
+            await pilot.pause(0.3)  # the chat screen's settle() would wait for itself on top
+
+        return bool(snap_compare(app, terminal_size=size, run_before=compared))
+
+
+def test_compare_three_models_side_by_side(snap_compare: Any) -> None:
+    """Compare at 120x40: the message on top, three columns side by side, each headed by its
+    number, provider, model and key (openai gpt-5.5, groq llama-3.3-70b-versatile, mistral
+    mistral-small-latest, each "key: global"), then its figures (first token, tokens in and
+    out, cost); openai's and mistral's replies, groq's 429 as an error block with its
+    remedy; the footer's Stop all / Back, Stop this and Keep."""
+    assert _compare_snapshot(snap_compare, (120, 40))
+
+
+def test_compare_as_tabs_at_80_by_24(snap_compare: Any) -> None:
+    """Compare at 80x24, where three columns would be narrower than 40 cells: tabs "1
+    openai", "2 groq", "3 mistral", the first open with its header, figures and reply."""
+    assert _compare_snapshot(snap_compare, (80, 24))

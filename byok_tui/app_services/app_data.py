@@ -36,6 +36,7 @@ from byok_tui.app_services.chat_state import (
     key_in_use,
     read_state,
 )
+from byok_tui.app_services.compare_data import CompareData
 from byok_tui.app_services.draft_data import DraftData
 from byok_tui.app_services.export_data import ExportData
 from byok_tui.app_services.key_data import KeyData
@@ -85,6 +86,7 @@ class AppData:
         self.spending = SpendData(context, self._submit, self._run, self._settled)
         self.drafts = DraftData(context, self._submit, self._run, self._settled)
         self.exports = ExportData(context, self._submit, self._run, self._settled)
+        self.compare = CompareData(context, self._submit, self._run, self._settled)
         # Set by the app to show the message; until then (and in tests) it is logged.
         self.on_failure: Callable[[str], None] = lambda said: log.error("%s", said)
         keep_what_the_client_reports(context.client, context.db, self._submit)

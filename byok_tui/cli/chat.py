@@ -293,7 +293,8 @@ def _compare(
 ) -> int:
     """`ask --compare`: the prompt to every target at once (cli/ask_compare.py)."""
     from byok_tui.app_services.services import remember_every_key
-    from byok_tui.cli.ask_compare import compare, parse_targets, target_configs
+    from byok_tui.chat.compare import parse_targets, target_configs
+    from byok_tui.cli.ask_compare import compare
     from byok_tui.core.titles import title_for
 
     given = [words for name, words in _NOT_WITH_COMPARE.items() if getattr(args, name)]
@@ -302,7 +303,13 @@ def _compare(
             f"--compare cannot be combined with {', '.join(given)}: each target names its "
             "own provider and model, and is sent as it is",
         )
-    configs = target_configs(bot, parse_targets(args.compare), args)  # usage errors: exit 2
+    configs = target_configs(  # usage errors: exit 2
+        bot,
+        parse_targets(args.compare),
+        system=args.system,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+    )
     prompt = _read_prompt(args.prompt)
     attachments = _attachments(
         args.attachments or [], get_provider(configs[0].provider), configs[0].model

@@ -160,6 +160,14 @@ CHAT_KEYS = (
         show=False,
     ),
     Key(
+        "f5",
+        "compare",
+        "Compare",
+        "chat.compare",
+        "Send the message in the composer to 2-4 models at once, side by side, and keep the "
+        "best answer (the others stay as its alternatives)",
+    ),
+    Key(
         "ctrl+delete",
         "delete_conversation",
         "Delete chat",
@@ -336,6 +344,36 @@ TOOL_APPROVAL_KEYS = (
     ),
 )
 
+# The compare screen: one column a target.
+COMPARE_KEYS = (
+    Key(
+        "escape",
+        "stop_or_close",
+        "Stop all / Back",
+        "compare.stop_all",
+        "Stop every reply still coming; once none is, back to the chat",
+    ),
+    Key("s", "stop_one", "Stop this", "compare.stop_one", "Stop the reply of the column in focus"),
+    Key(
+        "k",
+        "keep",
+        "Keep",
+        "compare.keep",
+        "Keep the reply of the column in focus as the conversation's; the others stay as its "
+        "alternatives",
+    ),
+    *(
+        Key(
+            str(number),
+            f"focus_target({number - 1})",
+            f"Column {number}",
+            f"compare.column_{number}",
+            f"Go to column (or tab) {number}",
+            show=False,
+        )
+        for number in range(1, 5)
+    ),
+)
 SETTINGS_KEYS = (Key("escape", "close", "Back", "settings.close", "Back to the chat"),)
 SEARCH_KEYS = (Key("escape", "close", "Close", "search.close", "Back to the chat"),)
 SPEND_SCREEN_KEYS = (Key("escape", "close", "Back", "spend.close", "Back to the chat"),)

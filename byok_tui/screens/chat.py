@@ -343,6 +343,11 @@ class ChatScreen(ChatHost):
     def action_retry(self) -> None:
         self.column.retry()
 
+    def action_compare(self) -> None:
+        from byok_tui.screens.compare import compare_from_composer
+
+        compare_from_composer(self)
+
     def action_search(self) -> None:
         self._conversations.search()
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual import work
 from textual.message import Message
@@ -221,7 +221,11 @@ class ChatColumn(ColumnBase):
         )
         ask_user = functools.partial(self._ask_tool, bot.name)
         try:
-            config = fallback_config(bot.config, parse_fallback(fallback)) if fallback else None
+            config = (
+                fallback_config(bot.config, parse_fallback(fallback))
+                if fallback
+                else self._kept_model(bot, conversation)
+            )
             if branch.continue_of is not None:
                 sending = data.continue_reply(
                     bot,
@@ -268,6 +272,21 @@ class ChatColumn(ColumnBase):
             raise
         finally:
             self.post_message(ReplyEnded(stopped))
+
+    def continue_on(self, conversation_id: int, provider: str, model: str) -> None:
+        """The next messages of this conversation go to this model (a compare's reply was
+        kept); the bot's own setting is unchanged."""
+        self._continue_on = (conversation_id, provider, model)
+
+    def _kept_model(self, bot: Bot, conversation: Conversation) -> BotConfig | None:
+        kept = self._continue_on
+        if kept is None or kept[0] != conversation.id:
+            return None
+        return replace(bot.config, provider=kept[1], model=kept[2], fallbacks=())
+
+    async def target_for(self, text: str) -> tuple[Bot, Conversation] | None:
+        """The bot and conversation a message goes to (see _send_target): for a compare."""
+        return await self._send_target(text)
 
     async def _send_target(self, text: str | None) -> tuple[Bot, Conversation] | None:
         """The bot, read after the writes before it (a key typed just now is the key sent),

@@ -15,6 +15,7 @@ from byok_tui.core.bindings import (
     APP_KEYS,
     BOT_COMMANDS,
     CHAT_KEYS,
+    COMPARE_KEYS,
     COMPOSER_KEYS,
     PALETTE,
     REPLY_KEYS,
@@ -35,6 +36,7 @@ AREAS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("A reply, focused", REPLY_KEYS),
     ("Sidebar lists", SIDEBAR_KEYS),
     ("Settings", SETTINGS_KEYS),
+    ("Compare (F5 in the chat)", COMPARE_KEYS),
     ("Command palette (ctrl+p), no key of their own: type a word of the name", PALETTE_ONLY),
 )
 

@@ -145,9 +145,7 @@ async def test_the_first_key_added_becomes_the_default_bots_provider() -> None:
     assert len(server.requests) == 1
 
 
-async def test_a_message_sent_before_any_key_does_not_tie_the_default_bot_to_its_provider() -> (
-    None
-):
+async def test_a_message_sent_before_any_key_does_not_tie_the_default_bot_to_its_provider() -> None:
     """A new user types first: no key, so the reply is an error. The first key added still
     becomes the Default bot's provider (nothing was answered yet), and ctrl+r sends there."""
     from tests.support.pilot import error_texts, replies, send, state

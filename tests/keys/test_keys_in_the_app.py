@@ -101,6 +101,8 @@ async def test_the_key_line_names_the_key_failover_keeps_the_conversation_on() -
         await settle(pilot)
         await wait_for(
             pilot,
-            lambda: "personal key sk-p…Prsn"
-            in str(app.screen.query_one("#key-in-use", Static).render()),
+            lambda: (
+                "personal key sk-p…Prsn"
+                in str(app.screen.query_one("#key-in-use", Static).render())
+            ),
         )

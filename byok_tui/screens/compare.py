@@ -1,0 +1,254 @@
+"""Compare: the message sent to two to four models at once, one column a target, streaming
+side by side (tabs, 1-4 to switch, where a column would be narrower than 40 cells). Escape
+stops every reply still coming (then goes back); `s` stops the column in focus; `k` keeps
+its reply as the conversation's, the others staying its alternatives.
+
+Every send is the data service's (app_data.send): stored as it arrives, in the request log
+and the spend, each target with its own key, budgets and pacing. The screen dismisses with
+the reply kept (None: none chosen; the replies are kept as alternatives all the same).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker
+
+from byok_tui.app_services.app_data import AppData
+from byok_tui.chat.compare import Outcome, target_outgoing
+from byok_tui.core.attachments import Attachment
+from byok_tui.core.bindings import COMPARE_KEYS, textual_bindings
+from byok_tui.core.errors import ByokError
+from byok_tui.core.records import Bot, BotConfig, Conversation
+from byok_tui.core.sanitize import clean_line
+from byok_tui.widgets.compare_column import CompareColumn
+
+# Narrower than this, a column is a tab.
+NARROWEST_COLUMN = 40
+
+
+class CompareScreen(Screen[int | None]):
+    DEFAULT_CSS = """
+    CompareScreen #asked { padding: 0 1; color: $text-muted; height: auto; max-height: 3; }
+    CompareScreen #columns { height: 1fr; }
+    CompareScreen TabbedContent { height: 1fr; }
+    CompareScreen TabPane { padding: 0; height: 1fr; }
+    """
+    BINDINGS = textual_bindings(COMPARE_KEYS)
+
+    def __init__(
+        self,
+        data: AppData,
+        bot: Bot,
+        conversation: Conversation,
+        said: tuple[str, tuple[Attachment, ...]],
+        configs: list[BotConfig],
+    ) -> None:
+        super().__init__()
+        self.data = data
+        self._bot, self._conversation = bot, conversation
+        self._said = said
+        self._configs = configs
+        self.columns = [
+            CompareColumn(Outcome(c.provider, c.model), n, id=f"target-{n}")
+            for n, c in enumerate(configs, 1)
+        ]
+        self._sends: dict[int, Worker[None]] = {}  # by column number
+        self._kept: int | None = None
+
+    def compose(self) -> ComposeResult:
+        asked = clean_line(self._said[0])
+        yield Static(Text(f"Compared: {asked[:300]}"), id="asked")
+        if self.app.size.width // len(self.columns) < NARROWEST_COLUMN:
+            with TabbedContent(id="tabs"):
+                for column in self.columns:
+                    label = f"{column.number} {column.outcome.provider}"
+                    with TabPane(label, id=f"tab-{column.number}"):
+                        yield column
+        else:
+            with Horizontal(id="columns"):
+                yield from self.columns
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.columns[0].focus()
+        self.run_worker(self._send_all(), group="compare-start")
+
+    async def _send_all(self) -> None:
+        """The first target stores the message; each other starts once the one before has
+        its reply's row, answering that stored message; then all stream together."""
+        data = self.data
+        before = await asyncio.to_thread(data.compare.newest_id, self._conversation.id)
+        answered: int | None = None
+        for number, (config, column) in enumerate(zip(self._configs, self.columns, strict=True)):
+            said = self._said if number == 0 else None
+            outgoing = target_outgoing(config, said, answered, over_budget=False)
+            started = asyncio.Event()
+            sending = data.send(self._bot, self._conversation, outgoing)
+            self._sends[column.number] = self.run_worker(
+                self._stream(column, sending, started), group=f"target-{column.number}"
+            )
+            await started.wait()
+            if number == 0:
+                try:
+                    answered = await asyncio.to_thread(
+                        data.compare.prompt_stored, self._conversation.id, before
+                    )
+                except ByokError as error:
+                    for other in self.columns[1:]:
+                        other.ended(error)
+                    return
+
+    async def _stream(
+        self, column: CompareColumn, sending: AsyncGenerator[object, None], started: asyncio.Event
+    ) -> None:
+        from byok_tui.chat.reply_events import ReplyStarted
+
+        column.outcome.begun = time.monotonic()
+        column.started()
+        try:
+            async with contextlib.aclosing(sending):
+                async for event in sending:
+                    if isinstance(event, ReplyStarted):
+                        started.set()
+                    column.add(event)
+        except ByokError as error:
+            column.ended(error)
+        except asyncio.CancelledError:
+            column.ended(stopped=True)
+            raise
+        else:
+            column.ended()
+        finally:
+            started.set()
+            self.refresh_bindings()
+
+    def _focused_column(self) -> CompareColumn | None:
+        """The column in focus (a widget in it, or its tab); None when focus is elsewhere."""
+        focused = self.focused
+        for column in self.columns:
+            if focused is not None and (focused is column or column in focused.ancestors):
+                return column
+        with contextlib.suppress(Exception):
+            active = self.query_one(TabbedContent).active
+            return next(c for c in self.columns if f"tab-{c.number}" == active)
+        return None
+
+    def action_stop_or_close(self) -> None:
+        running = [number for number, worker in self._sends.items() if worker.is_running]
+        if not running and not any(column.state == "waiting" for column in self.columns):
+            self.dismiss(self._kept)
+            return
+        self.workers.cancel_group(self, "compare-start")
+        for number in running:
+            self._sends[number].cancel()
+        for column in self.columns:
+            if column.state == "waiting":
+                column.ended(stopped=True)
+
+    def action_stop_one(self) -> None:
+        column = self._focused_column()
+        if column is None:
+            return
+        worker = self._sends.get(column.number)
+        if worker is not None and worker.is_running:
+            worker.cancel()
+
+    def action_keep(self) -> None:
+        column = self._focused_column()
+        if column is None:
+            return
+        reply = column.outcome.reply_id
+        if column.running or reply is None or not column.has_text:
+            self.notify("Keep a reply once it has ended (s stops it).", severity="warning")
+            return
+        self.run_worker(self._keep(column, reply), group="keep", exclusive=True)
+
+    async def _keep(self, column: CompareColumn, reply_id: int) -> None:
+        try:
+            await asyncio.to_thread(self.data.compare.keep, reply_id)
+        except ByokError as error:
+            self.notify(error.one_line(), severity="error")
+            return
+        self._kept = reply_id
+        for other in self.columns:
+            other.remove_class("kept")
+        column.kept()
+        self.dismiss(reply_id)
+
+    def action_focus_target(self, index: int) -> None:
+        if index >= len(self.columns):
+            return
+        column = self.columns[index]
+        with contextlib.suppress(Exception):
+            self.query_one(TabbedContent).active = f"tab-{column.number}"
+        column.focus()
+
+
+def compare_from_composer(screen: Any) -> None:
+    """The chat screen's Compare: the composer's message, to targets the user names."""
+    from byok_tui.core.redaction import secrets_in
+    from byok_tui.widgets.composer import Composer
+
+    text = screen.query_one(Composer).text.strip()
+    if screen.column.busy:
+        screen.notify("A reply is on its way: wait, or press Escape to stop it.")
+    elif not text:
+        screen.notify("Type the message to compare first, then press F5.")
+    elif secrets_in(text):
+        screen.notify("The message holds a key or secret: send it on its own (Enter) instead.")
+    else:
+        screen.run_worker(_compare(screen, text), exclusive=True, group="compare")
+
+
+async def _compare(screen: Any, text: str) -> None:
+    from byok_tui.chat.compare import parse_targets, target_configs
+    from byok_tui.screens.dialogs import TextDialog
+    from byok_tui.screens.reading_chips import ReadingChips
+    from byok_tui.widgets.composer import Composer
+
+    target = await screen.column.target_for(text)
+    if target is None:
+        return
+    bot, conversation = target
+    remembered = await asyncio.to_thread(screen.data.compare.targets, bot.id)
+
+    def problem(given: str) -> str | None:
+        try:
+            target_configs(bot, parse_targets(given))
+        except ByokError as error:
+            return error.one_line()
+        return None
+
+    given = await screen.app.push_screen_wait(
+        TextDialog(
+            "Compare with: 2 to 4 PROVIDER:MODEL, separated by commas",
+            remembered or f"{bot.config.provider}:{bot.config.model}, ",
+            problem,
+        )
+    )
+    if not given:
+        return
+    configs = target_configs(bot, parse_targets(given))
+    screen.data.compare.remember_targets(bot.id, given)
+    screen.query_one(Composer).text = ""
+    files = tuple(screen.query_one(ReadingChips).take())
+    compare = CompareScreen(screen.data, bot, conversation, (text, files), configs)
+    kept = await screen.app.push_screen_wait(compare)
+    chosen = next((c.outcome for c in compare.columns if c.outcome.reply_id == kept), None)
+    if chosen is not None:
+        screen.column.continue_on(conversation.id, chosen.provider, chosen.model)
+        screen.notify(
+            f"Kept {chosen.provider} · {chosen.model}: this conversation's next messages go "
+            "to it (the bot's own model is unchanged)."
+        )
+    screen.show_chat(bot.id, conversation.id, reveal=kept)

@@ -1,0 +1,119 @@
+"""One target of a compare: headed by provider · model · the key it uses, its figures as they
+come (time to first token, speed, then tokens in and out and cost), and its reply, streamed
+as Markdown through the same one buffer as a chat reply (keys replaced before they are
+shown), or its error with what to do. No I/O: the compare screen runs its send and hands
+it the events.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
+
+from byok_tui.chat.compare import Outcome
+from byok_tui.core.errors import ByokError
+from byok_tui.widgets.message_views import ErrorBlock, ReplyView
+from byok_tui.widgets.reply_stream import ReplyStream
+
+# While a reply streams, its speed is said from its characters (about four a token); the
+# provider's count replaces it at the end.
+CHARS_PER_TOKEN = 4
+
+
+class CompareColumn(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    CompareColumn { width: 1fr; height: 1fr; border: round $foreground 20%; padding: 0 1; }
+    CompareColumn:focus-within, CompareColumn:focus { border: round $accent; }
+    CompareColumn.kept { border: double $success; }
+    CompareColumn > .head { text-style: bold; }
+    CompareColumn > .figures { color: $text-muted; }
+    CompareColumn > VerticalScroll { height: 1fr; margin-top: 1; }
+    CompareColumn ReplyView { margin: 0; }
+    CompareColumn ErrorBlock { margin: 1 0 0 0; }
+    """
+
+    def __init__(self, outcome: Outcome, number: int, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.outcome = outcome
+        self.number = number  # 1 to 4: its key
+        self._stream = ReplyStream(self)
+        self._chars = 0
+        self.state = "waiting"  # waiting, streaming, done, stopped, failed
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._head(), classes="head")
+        yield Static(Text("waiting to send…"), classes="figures")
+        with VerticalScroll():
+            yield ReplyView()
+
+    def on_mount(self) -> None:
+        self._stream.show_in(self.query_one(ReplyView))
+        self._ticker = self.set_interval(0.5, self.show_figures, pause=True)
+
+    @property
+    def has_text(self) -> bool:
+        return self._chars > 0
+
+    @property
+    def running(self) -> bool:
+        return self.state in ("waiting", "streaming")
+
+    def _head(self) -> Text:
+        outcome = self.outcome
+        head = Text(f"{self.number} · {outcome.provider} · {outcome.model}")
+        if outcome.key_source:
+            head.append(f" · key: {outcome.key_source}", style="dim")
+        return head
+
+    def started(self) -> None:
+        """Its send began (its figures count from now)."""
+        self.state = "streaming"
+        self._ticker.resume()
+        self.show_figures()
+
+    def add(self, event: object) -> None:
+        """One event of its send: its text shown, its figures noted."""
+        had_key = bool(self.outcome.key_source)
+        text = self.outcome.note(event, 0)
+        if text:
+            self._chars += len(text)
+            self._stream.write_text(text)
+        if not had_key and self.outcome.key_source:
+            self.query_one(".head", Static).update(self._head())
+
+    def ended(self, error: ByokError | None = None, *, stopped: bool = False) -> None:
+        """Its send ended: whole, stopped by the user, or with `error` (shown with its
+        remedy)."""
+        self._ticker.pause()
+        self.outcome.ended()
+        self._stream.flush(final=True)
+        if error is not None:
+            self.outcome.error = error
+            self.query_one(VerticalScroll).mount(ErrorBlock(error.message, error.remedy or ""))
+        self.state = "failed" if error is not None else "stopped" if stopped else "done"
+        self.show_figures()
+
+    def show_figures(self) -> None:
+        outcome = self.outcome
+        said = outcome.figures()
+        if self.state == "streaming" and outcome.first_token_s is not None and outcome.begun:
+            import time
+
+            writing = time.monotonic() - outcome.begun - outcome.first_token_s
+            if writing > 0.2:
+                said.append(f"≈ {self._chars / CHARS_PER_TOKEN / writing:.0f} tokens/s")
+        elif self.state == "streaming":
+            said.append("waiting for the first token…")
+        if self.state == "stopped":
+            said.append("stopped")
+        elif self.state == "failed":
+            said.append("failed")
+        self.query_one(".figures", Static).update(Text(" · ".join(said)))
+
+    def kept(self) -> None:
+        self.add_class("kept")
+        self.query_one(".figures", Static).update(
+            Text(" · ".join([*self.outcome.figures(), "kept"]))
+        )

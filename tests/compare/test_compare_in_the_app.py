@@ -1,0 +1,161 @@
+"""Compare in the app, against loopback providers (one slow, one refusing with 429, one fine):
+F5 asks for the targets (remembered per bot), one column a target streams at once, each
+headed by provider · model · key and its figures; the 429 is that column's error with its
+remedy while the others go on; `s` stops one column, Escape every one; `k` keeps a reply,
+which the conversation then shows, the others its alternatives (n/3). Every request carries
+the same history."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from byok_tui.app import ByokApp
+from byok_tui.screens.compare import CompareScreen
+from byok_tui.screens.dialogs import TextDialog
+from byok_tui.widgets.compare_column import CompareColumn
+from byok_tui.widgets.composer import Composer
+from byok_tui.widgets.message_views import ErrorBlock, ReplyView
+from tests.compare.test_ask_compare import FINE, KEYS, LIMITED, SLOW, by_model, store, words
+from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
+from tests.support.provider_server import ProviderServer, Reply, Seen, provider_server
+
+TARGETS = f"{SLOW}, {LIMITED}, {FINE}"
+
+
+def app_on(server: ProviderServer) -> ByokApp:
+    from byok_tui.core.paths import app_paths
+    from byok_tui.keys import entry_name, open_key_store
+
+    for provider, key in KEYS.items():
+        open_key_store(app_paths()).set(entry_name(provider), key)
+    return make_app(
+        BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1",
+        BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1",
+        BYOK_TUI_MISTRAL_BASE_URL=f"{server.base_url}/v1",
+    )
+
+
+async def compare(pilot: Pilot[None], app: ByokApp, text: str = "2+2?") -> CompareScreen:
+    """Type `text`, press F5, name the targets, and wait for the compare screen."""
+    await settle(pilot)
+    chat(app).query_one(Composer).text = text
+    await pilot.press("f5")
+    await wait_for(pilot, lambda: isinstance(app.screen, TextDialog), timeout=15)
+    app.screen.query_one(Input).value = TARGETS
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), timeout=15)
+    assert isinstance(app.screen, CompareScreen)
+    return app.screen
+
+
+def columns(screen: CompareScreen) -> dict[str, CompareColumn]:
+    return {column.outcome.provider: column for column in screen.columns}
+
+
+def figures(column: CompareColumn) -> str:
+    return str(column.query_one(".figures", Static).render())
+
+
+async def test_three_targets_stream_side_by_side_and_a_refusal_stays_in_its_column() -> None:
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            shown = columns(screen)
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            assert shown["openai"].state == shown["mistral"].state == "done"
+            assert "The slow answer is four." in shown["openai"].query_one(ReplyView).content
+            assert shown["groq"].state == "failed"
+            error = str(shown["groq"].query_one(ErrorBlock).render())
+            assert "429" in error or "rate limit" in error.lower(), error
+            head = str(shown["mistral"].query_one(".head", Static).render())
+            assert "mistral · mistral-small-latest" in head and "key" in head, head
+            assert "first token" in figures(shown["mistral"])
+            assert "12 in, 3 out" in figures(shown["mistral"]), figures(shown["mistral"])
+            assert "$" in figures(shown["mistral"])
+        bodies = [request.json["messages"] for request in server.requests]
+    assert len(bodies) == 3 and bodies[0] == bodies[1] == bodies[2], bodies
+    assert bodies[0][-1]["content"] == "2+2?"
+
+
+async def test_keep_makes_a_reply_the_conversation_s_and_the_others_its_alternatives() -> None:
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await pilot.press("3")  # mistral's column
+            await pilot.press("k")
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
+            await wait_for(pilot, lambda: replies(app)[-1:] == ["Four. "], 15)
+            bot = store().bot("Default")
+            assert store().settings().get(f"compare.targets.{bot.id}") == TARGETS
+            # The conversation goes on with the model kept; the bot's own is unchanged.
+            await send(pilot, "And 3+3?")
+            await wait_for(pilot, lambda: len(server.requests) == 4, 15)
+            assert server.requests[-1].json["model"] == "mistral-small-latest"
+            assert store().bot("Default").config.model == bot.config.model != "mistral-small-latest"
+    conversation = store().conversations(store().bot("Default").id)[0]
+    shown = store().messages(conversation.id)
+    assert [m.role for m in shown] == ["user", "assistant", "user", "assistant"]
+    kept = shown[1]
+    assert (kept.provider, kept.content) == ("mistral", "Four. ")
+    assert (shown[3].provider, shown[3].model) == ("mistral", "mistral-small-latest")
+    assert store().branch.alternatives_of([kept.id]) == {kept.id: (3, 3)}
+
+
+def slow_everywhere(seen: Seen) -> Reply:
+    return words("one two three four five six seven eight nine ten", pause=0.4)
+
+
+async def test_s_stops_one_column_and_escape_stops_every_other() -> None:
+    with provider_server(slow_everywhere) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            shown = columns(screen)
+            await wait_for(pilot, lambda: all(c.has_text for c in screen.columns), 30)
+            await pilot.press("1")
+            await pilot.press("s")
+            await wait_for(pilot, lambda: shown["openai"].state == "stopped", 15)
+            assert shown["mistral"].running, "stopping one stopped another"
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 15)
+            assert {c.state for c in screen.columns} == {"stopped"}
+            assert "stopped" in figures(shown["groq"])
+            await pilot.press("escape")  # nothing runs: back to the chat
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
+    kept = (
+        store()
+        .connection()
+        .execute("SELECT status, content FROM messages WHERE role = 'assistant'")
+    )
+    replies_kept = [tuple(row) for row in kept]
+    assert len(replies_kept) == 3
+    assert all(status == "partial" and text for status, text in replies_kept), replies_kept
+
+
+async def test_narrow_columns_become_tabs_switched_by_their_number() -> None:
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await compare(pilot, app)
+            from textual.widgets import TabbedContent
+
+            tabs = screen.query_one(TabbedContent)
+            await pilot.press("2")
+            assert tabs.active == "tab-2"
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+
+
+async def test_f5_with_an_empty_composer_says_what_to_do_and_asks_nothing() -> None:
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("f5")
+            await pilot.pause()
+            assert not isinstance(app.screen, TextDialog)
+            assert any("Type the message to compare" in str(n.message) for n in app._notifications)
+        assert server.requests == []
