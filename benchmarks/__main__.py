@@ -912,12 +912,12 @@ def main() -> int:
         "--only",
         type=int,
         action="append",
-        choices=range(1, 16),
+        choices=range(1, 17),
         metavar="N",
         help="run only benchmark N (repeatable); 6 needs 1 for the memory when ready",
     )
     args = parser.parse_args()
-    only = set(args.only or range(1, 16))
+    only = set(args.only or range(1, 17))
     results: list[Result] = []
     compile_like_an_install()
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:
@@ -941,6 +941,10 @@ def main() -> int:
             results += _called({14}, lambda: bench_terminal_stream(work, args.quick))
         if 15 in only:
             results += _called({15}, lambda: bench_terminal_start(work, args.quick))
+        if 16 in only:  # compare: three paced replies at once (benchmarks/in_terminal_compare.py)
+            from benchmarks.in_terminal_compare import bench_terminal_compare
+
+            results += _called({16}, lambda: bench_terminal_compare(work, args.quick))
     if 6 in only and memory is not None:
         results.append(
             Result(

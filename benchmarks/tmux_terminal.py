@@ -100,11 +100,11 @@ class TmuxTerminal:
             self._tmux("pipe-pane", "-t", "bench")  # stops the copy
             self._recording = None
 
-    def echo(self, key: str, timeout: float = 5) -> float:
+    def echo(self, key: str, timeout: float = 5, shows: str | None = None) -> float:
         """Type `key` (drawn by nothing else) while recording; seconds until the program has
-        written it."""
+        written it (or `shows`, the text the key makes it draw)."""
         assert self._recording is not None, "echo() is timed from what is recorded"
-        wanted = key.encode()
+        wanted = (key if shows is None else shows).encode()
         start = self._recording.stat().st_size
         typed = time.perf_counter()
         self.type(key)

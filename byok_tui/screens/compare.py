@@ -231,7 +231,7 @@ async def _compare(screen: Any, text: str) -> None:
 
     given = await screen.app.push_screen_wait(
         TextDialog(
-            "Compare with: 2 to 4 PROVIDER:MODEL, separated by commas",
+            "Compare with (2 to 4 PROVIDER:MODEL, commas between)",
             remembered or f"{bot.config.provider}:{bot.config.model}, ",
             problem,
         )

@@ -1,0 +1,113 @@
+"""Benchmark 16: compare in a real terminal emulator (tmux, 120x40). Three paced replies at
+once (F5, three targets) against one paced reply sent as usual, in the same app, the same
+run: the app's CPU from Enter until the last reply's last byte (plus the same settling),
+and the bytes written to the terminal meanwhile. Also: how soon the compare screen answers a
+key while the three stream (`k`, which says a reply can be kept once it has ended: the
+compare screen has no composer, its keys are what a user types meanwhile), against the
+composer's echo with nothing streaming.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.in_terminal import ECHO_KEYS, SIZE, _reply_round
+from benchmarks.server import bench_server
+from benchmarks.support import PYTHON, Result, forget_drafts, make_home
+from benchmarks.tmux_terminal import TmuxTerminal
+
+TARGETS = "openai:gpt-5.4-mini, groq:llama-3.3-70b-versatile, mistral:mistral-small-latest"
+
+
+# What `k` makes the compare screen say while a reply is still coming: drawn by nothing else.
+KEEP_TOO_SOON = "Keep a reply"
+
+
+def _compare_round(
+    terminal: TmuxTerminal, server: object
+) -> tuple[float, int, list[float], list[float]]:
+    """Three paced replies at once: CPU from Enter until the last was drawn, bytes written,
+    how long the screen took to answer a key (`k`, said too soon) every 0.4 s meanwhile; and
+    the composer's echo once back in the chat, nothing streaming."""
+    terminal.type("hello")
+    terminal.wait_for("tokens in")
+    terminal.press("F5")
+    terminal.wait_for("Compare with")
+    time.sleep(0.5)  # the field has the focus
+    terminal.press("C-u")
+    terminal.type(TARGETS)
+    time.sleep(0.3)
+    count = len(server.last_byte)  # type: ignore[attr-defined]
+    switches: list[float] = []
+    with terminal.recording() as written:
+        cpu = terminal.cpu_seconds()
+        terminal.press("Enter")
+        deadline = time.perf_counter() + 120
+        while len(server.last_byte) < count + 3:  # type: ignore[attr-defined]
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"the three replies never ended: {terminal.screen()[-900:]!r}")
+            if len(server.first_byte) >= count + 3:  # type: ignore[attr-defined]
+                switches.append(terminal.echo("k", shows=KEEP_TOO_SOON))
+            time.sleep(0.4)
+        time.sleep(0.3)
+        cpu = terminal.cpu_seconds() - cpu
+        size = written.stat().st_size
+    time.sleep(0.5)
+    terminal.press("Escape")  # back to the chat
+    terminal.wait_for("Enter sends")
+    time.sleep(0.5)
+    with terminal.recording():  # the composer's echo, nothing streaming
+        idle = [terminal.echo(key) for key in ECHO_KEYS[:4]]
+    terminal.press("C-u")
+    return cpu, size, switches, idle
+
+
+def bench_terminal_compare(work: Path, quick: bool) -> Result:
+    if shutil.which("tmux") is None:
+        return Result(
+            16, "in tmux: compare", "not run: tmux is not installed", "-", None, "-", None
+        )
+    tokens, rate = (200, 200.0) if quick else (2_000, 200.0)
+    env = make_home(work / "tmux-compare", 1, 2)
+    single: list[float] = []
+    three: list[float] = []
+    sizes: list[int] = []
+    busy: list[float] = []
+    idle: list[float] = []
+    with bench_server() as server:
+        server.reply_with(tokens, rate)
+        for provider, path in (("OPENAI", "v1"), ("GROQ", "openai/v1"), ("MISTRAL", "v1")):
+            env[f"BYOK_TUI_{provider}_BASE_URL"] = f"{server.base_url}/{path}"
+        for _ in range(1 if quick else 2):
+            forget_drafts(env)
+            terminal = TmuxTerminal([PYTHON, "-m", "byok_tui"], env, SIZE, work / "tmux")
+            try:
+                terminal.wait_for("Enter sends")
+                time.sleep(1.0)
+                single.append(_reply_round(terminal, server, typing=False)[0])
+                cpu, size, switches, calm = _compare_round(terminal, server)
+                three.append(cpu)
+                sizes.append(size)
+                busy += switches
+                idle += calm
+            finally:
+                terminal.close()
+    one, all_three = statistics.median(single), statistics.median(three)
+    ratio = all_three / one if one else None
+    switch = max(busy) if busy else 0.0
+    calm_median = statistics.median(idle) if idle else 0.0
+    return Result(
+        16,
+        f"in tmux: compare, three {tokens:,}-token replies paced at {rate:.0f}/s at once",
+        f"CPU {all_three:.2f} s (of {len(three)}: {', '.join(f'{c:.2f}' for c in three)}); "
+        f"written {statistics.median(sizes) / 1024:.0f} KiB; a key answered while they "
+        f"stream: max {switch * 1000:.1f} ms"
+        + (f", median {statistics.median(busy) * 1000:.1f} ms" if busy else ""),
+        f"one paced reply sent as usual: CPU {one:.2f} s; idle echo {calm_median * 1000:.1f} ms",
+        ratio,
+        "CPU of three <= 2x one; the key meanwhile <= idle + 10 ms",
+        ratio is not None and ratio <= 2 and switch <= calm_median + 0.010,
+    )
