@@ -159,3 +159,29 @@ async def test_f5_with_an_empty_composer_says_what_to_do_and_asks_nothing() -> N
             assert not isinstance(app.screen, TextDialog)
             assert any("Type the message to compare" in str(n.message) for n in app._notifications)
         assert server.requests == []
+
+
+async def test_a_budget_blocks_its_own_target_and_the_others_go_on() -> None:
+    """The budget is checked per target before its request: the blocked column says so with
+    its remedy; the others answer."""
+    from tests.compare.test_ask_compare import ask
+    from tests.support.cli import run_cli
+
+    with provider_server(by_model) as server:
+        server.reply_with(words("Expensive.", usage=(400_000, 100_000)))
+        assert ask(server, "-p", "openai", "-m", "gpt-5.5", "Costly")[0] == 0
+        assert run_cli("budget", "set", "openai", "0.01", "--per", "day").returncode == 0
+        server.replies.clear()
+        asked_before = len(server.requests)
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            shown = columns(screen)
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            assert shown["openai"].state == "failed"
+            said = str(shown["openai"].query_one(ErrorBlock).render())
+            assert "budget" in said.lower(), said
+            assert shown["mistral"].state == "done"
+        sent_to = [r.json["model"] for r in server.requests[asked_before:]]
+    assert "gpt-5.5" not in sent_to, "a request went past its budget"
+    assert "mistral-small-latest" in sent_to
