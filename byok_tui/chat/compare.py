@@ -11,9 +11,11 @@ but the database reads named so; no Textual.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from byok_tui.core.errors import ByokError
 from byok_tui.core.records import BotConfig
@@ -156,6 +158,30 @@ def target_outgoing(
     if said is not None:
         return Outgoing(said[0], said[1], config=config, over_budget=over_budget)
     return Outgoing(None, config=config, answer_to=answered, over_budget=over_budget)
+
+
+async def send_in_turn(
+    configs: list[BotConfig],
+    said: tuple[str, tuple[Attachment, ...]],
+    over_budget: bool,
+    send: Callable[[Outgoing], AsyncGenerator[Any, None]],
+    start: Callable[[int, AsyncGenerator[Any, None], asyncio.Event], object],
+    stored: Callable[[], Awaitable[int]],
+) -> None:
+    """Start each target's send in turn: the first stores the message (`said`), each other
+    starts once the one before has its reply's row and answers that message, so that no two
+    change the branch at once. `start(index, sending, started)` runs one send (in a task of
+    its own) and sets `started` once its reply's row exists, or it failed before one;
+    `stored()`: the message the first target stored. Raises ByokError when it could not be
+    stored (nothing is sent to the others)."""
+    answered: int | None = None
+    for number, config in enumerate(configs):
+        outgoing = target_outgoing(config, said if number == 0 else None, answered, over_budget)
+        started = asyncio.Event()
+        start(number, send(outgoing), started)
+        await started.wait()
+        if number == 0:
+            answered = await stored()
 
 
 def prompt_stored(store: Store, conversation_id: int, before: int) -> int:

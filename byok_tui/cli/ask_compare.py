@@ -23,7 +23,7 @@ import time
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from byok_tui.chat.compare import Outcome, prompt_stored, target_outgoing
+from byok_tui.chat.compare import Outcome, prompt_stored, send_in_turn
 from byok_tui.cli.ask_reply import EXIT_STATUS, service_for, shell_words
 from byok_tui.cli.common import keep_the_ledger, provider_client
 from byok_tui.core.errors import ByokError
@@ -86,19 +86,19 @@ async def compare(
             keep_the_ledger(client, store)
             service = service_for(services, store, client)
             try:
-                answered: int | None = None  # the stored prompt, once the first has kept it
-                for number, (config, outcome) in enumerate(zip(configs, outcomes, strict=True)):
-                    message = (said[0], tuple(said[1])) if number == 0 else None
-                    outgoing = target_outgoing(config, message, answered, args.over_budget)
-                    started = asyncio.Event()
-                    sending = service.send(bot, conversation, outgoing)
-                    one = _run(sending, outcome, started, config.max_tokens)
+
+                def start(number: int, sending: Any, started: asyncio.Event) -> None:
+                    one = _run(sending, outcomes[number], started, configs[number].max_tokens)
                     tasks.append(asyncio.create_task(one))
-                    await started.wait()  # its reply's row exists (or it failed before one)
-                    if number == 0:
-                        answered = await asyncio.to_thread(
-                            prompt_stored, store, conversation.id, before
-                        )
+
+                await send_in_turn(
+                    configs,
+                    (said[0], tuple(said[1])),
+                    args.over_budget,
+                    lambda outgoing: service.send(bot, conversation, outgoing),
+                    start,
+                    lambda: asyncio.to_thread(prompt_stored, store, conversation.id, before),
+                )
                 for done in asyncio.as_completed(tasks):
                     _print(await done, args)
             finally:  # however it ends: closing each send saves what it received

@@ -24,7 +24,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
 
 from byok_tui.app_services.app_data import AppData
-from byok_tui.chat.compare import Outcome, target_outgoing
+from byok_tui.chat.compare import Outcome, send_in_turn
 from byok_tui.core.attachments import Attachment
 from byok_tui.core.bindings import COMPARE_KEYS, textual_bindings
 from byok_tui.core.errors import ByokError
@@ -59,7 +59,7 @@ class CompareScreen(Screen[int | None]):
         self._said = said
         self._configs = configs
         self.columns = [
-            CompareColumn(Outcome(c.provider, c.model), n, id=f"target-{n}")
+            CompareColumn(Outcome(c.provider, c.model), n, c.max_tokens, id=f"target-{n}")
             for n, c in enumerate(configs, 1)
         ]
         self._sends: dict[int, Worker[None]] = {}  # by column number
@@ -84,29 +84,31 @@ class CompareScreen(Screen[int | None]):
         self.run_worker(self._send_all(), group="compare-start")
 
     async def _send_all(self) -> None:
-        """The first target stores the message; each other starts once the one before has
-        its reply's row, answering that stored message; then all stream together."""
-        data = self.data
-        before = await asyncio.to_thread(data.compare.newest_id, self._conversation.id)
-        answered: int | None = None
-        for number, (config, column) in enumerate(zip(self._configs, self.columns, strict=True)):
-            said = self._said if number == 0 else None
-            outgoing = target_outgoing(config, said, answered, over_budget=False)
-            started = asyncio.Event()
-            sending = data.send(self._bot, self._conversation, outgoing)
+        """Every target's send, started in turn (chat/compare.py send_in_turn); then all
+        stream together, each in its column."""
+        data, conversation = self.data, self._conversation
+        before = await asyncio.to_thread(data.compare.newest_id, conversation.id)
+
+        def start(
+            number: int, sending: AsyncGenerator[object, None], started: asyncio.Event
+        ) -> None:
+            column = self.columns[number]
             self._sends[column.number] = self.run_worker(
                 self._stream(column, sending, started), group=f"target-{column.number}"
             )
-            await started.wait()
-            if number == 0:
-                try:
-                    answered = await asyncio.to_thread(
-                        data.compare.prompt_stored, self._conversation.id, before
-                    )
-                except ByokError as error:
-                    for other in self.columns[1:]:
-                        other.ended(error)
-                    return
+
+        try:
+            await send_in_turn(
+                self._configs,
+                self._said,
+                False,
+                lambda outgoing: data.send(self._bot, conversation, outgoing),
+                start,
+                lambda: asyncio.to_thread(data.compare.prompt_stored, conversation.id, before),
+            )
+        except ByokError as error:  # the message was not stored: nothing went to the others
+            for other in self.columns[1:]:
+                other.ended(error)
 
     async def _stream(
         self, column: CompareColumn, sending: AsyncGenerator[object, None], started: asyncio.Event
