@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from byok_tui.tools.servers import ToolServer
@@ -34,7 +34,7 @@ class _Held:
     server: ToolServer
     task: asyncio.Task[None]
     ready: asyncio.Future[Any]  # the open client
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    stop: asyncio.Event  # set: the holding task closes the client
 
     @property
     def alive(self) -> bool:

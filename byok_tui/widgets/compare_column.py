@@ -7,6 +7,8 @@ it the events.
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -14,12 +16,9 @@ from textual.widgets import Static
 
 from byok_tui.chat.compare import Outcome
 from byok_tui.core.errors import ByokError
+from byok_tui.spend.estimate import CHARS_PER_TOKEN
 from byok_tui.widgets.message_views import ErrorBlock, ReplyView
 from byok_tui.widgets.reply_stream import ReplyStream
-
-# While a reply streams, its speed is said from its characters (about four a token); the
-# provider's count replaces it at the end.
-CHARS_PER_TOKEN = 4
 
 
 class CompareColumn(Vertical, can_focus=True):
@@ -34,9 +33,12 @@ class CompareColumn(Vertical, can_focus=True):
     CompareColumn ErrorBlock { margin: 1 0 0 0; }
     """
 
-    def __init__(self, outcome: Outcome, number: int, *, id: str | None = None) -> None:
+    def __init__(
+        self, outcome: Outcome, number: int, max_tokens: int, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.outcome = outcome
+        self._max_tokens = max_tokens  # its request's length limit, said if it reaches it
         self.number = number  # 1 to 4: its key
         self._stream = ReplyStream(self)
         self._chars = 0
@@ -76,7 +78,7 @@ class CompareColumn(Vertical, can_focus=True):
     def add(self, event: object) -> None:
         """One event of its send: its text shown, its figures noted."""
         had_key = bool(self.outcome.key_source)
-        text = self.outcome.note(event, 0)
+        text = self.outcome.note(event, self._max_tokens)
         if text:
             self._chars += len(text)
             self._stream.write_text(text)
@@ -99,8 +101,7 @@ class CompareColumn(Vertical, can_focus=True):
         outcome = self.outcome
         said = outcome.figures()
         if self.state == "streaming" and outcome.first_token_s is not None and outcome.begun:
-            import time
-
+            # While it streams, its speed from its characters; the provider's count at the end.
             writing = time.monotonic() - outcome.begun - outcome.first_token_s
             if writing > 0.2:
                 said.append(f"≈ {self._chars / CHARS_PER_TOKEN / writing:.0f} tokens/s")
