@@ -42,7 +42,8 @@ class CompareColumn(Vertical, can_focus=True):
         self.number = number  # 1 to 4: its key
         self._stream = ReplyStream(self)
         self._chars = 0
-        self.state = "waiting"  # waiting, streaming, done, stopped, failed
+        # waiting, streaming, done, cut (at its length limit), stopped, failed
+        self.state = "waiting"
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), classes="head")
@@ -93,8 +94,14 @@ class CompareColumn(Vertical, can_focus=True):
         self._stream.flush(final=True)
         if error is not None:
             self.outcome.error = error
-            self.query_one(VerticalScroll).mount(ErrorBlock(error.message, error.remedy or ""))
-        self.state = "failed" if error is not None else "stopped" if stopped else "done"
+        # A reply cut at its length limit is whole as far as the wire goes, but not "done".
+        said = error or (None if stopped else self.outcome.error)
+        if said is not None:
+            self.query_one(VerticalScroll).mount(ErrorBlock(said.message, said.remedy or ""))
+        if error is not None:
+            self.state = "failed"
+        else:
+            self.state = "stopped" if stopped else "cut" if said is not None else "done"
         self.show_figures()
 
     def show_figures(self) -> None:
@@ -109,6 +116,8 @@ class CompareColumn(Vertical, can_focus=True):
             said.append("waiting for the first token…")
         if self.state == "stopped":
             said.append("stopped")
+        elif self.state == "cut":
+            said.append("at its length limit")
         elif self.state == "failed":
             said.append("failed")
         self.query_one(".figures", Static).update(Text(" · ".join(said)))

@@ -134,6 +134,33 @@ def test_the_replies_are_kept_as_alternatives_each_naming_its_model() -> None:
     assert sorted(places.values()) == [(1, 2), (2, 2)]
 
 
+def test_usage_and_export_carry_every_alternative_with_its_model_tokens_and_cost() -> None:
+    """Each target is a normal reply: `usage` counts each model's tokens and cost, and the
+    export holds every alternative (not only the branch on screen) with its own figures."""
+
+    def answers(seen: Seen) -> Reply:
+        big = seen.json["model"].startswith("gpt")
+        return words("Four.", usage=(1_000, 500) if big else (12, 3))
+
+    with provider_server(answers) as server:
+        assert ask(server, "--compare", f"{SLOW},{FINE}", "2+2?")[0] == 0
+    usage = run_cli("usage", "--by", "model", "--json")
+    assert usage.returncode == 0, usage.stderr
+    rows = {row["model"]: row for row in json.loads(usage.stdout)}
+    counted = {model: (row["input_tokens"], row["output_tokens"]) for model, row in rows.items()}
+    assert counted == {"gpt-5.5": (1_000, 500), "mistral-small-latest": (12, 3)}, rows
+    assert rows["gpt-5.5"]["cost_usd"] > rows["mistral-small-latest"]["cost_usd"] > 0
+    dumped = run_cli("export")
+    assert dumped.returncode == 0, dumped.stderr
+    messages = json.loads(dumped.stdout)["conversations"][0]["messages"]
+    figures = sorted(
+        (m["model"], m["input_tokens"], m["output_tokens"], m["cost_usd"] > 0)
+        for m in messages
+        if m["role"] == "assistant"
+    )
+    assert figures == [("gpt-5.5", 1_000, 500, True), ("mistral-small-latest", 12, 3, True)]
+
+
 def test_every_target_is_sent_the_same_history() -> None:
     with provider_server(by_model) as server:
         assert ask(server, "-p", "mistral", "First question")[0] == 0

@@ -185,3 +185,31 @@ async def test_a_budget_blocks_its_own_target_and_the_others_go_on() -> None:
         sent_to = [r.json["model"] for r in server.requests[asked_before:]]
     assert "gpt-5.5" not in sent_to, "a request went past its budget"
     assert "mistral-small-latest" in sent_to
+
+
+def cut_at_the_limit(seen: Seen) -> Reply:
+    """Every target's reply stops at its length limit (finish_reason "length")."""
+    from tests.support.provider_server import sse
+
+    steps: list[bytes | float] = []
+    steps += sse({"choices": [{"index": 0, "delta": {"content": "Four, because "}}]})
+    steps += sse({"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 3}})
+    done = {"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}
+    return Reply(steps=[*steps, *sse(done, done=True)])
+
+
+async def test_a_reply_cut_at_its_length_limit_says_so_in_its_column() -> None:
+    """A reply stopped by its length limit is not "done": its column shows the length-limit
+    notice with its remedy, as the chat and `ask --compare` do; it can still be kept."""
+    with provider_server(cut_at_the_limit) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            column = columns(screen)["mistral"]
+            said = str(column.query_one(ErrorBlock).render())
+            assert "length limit" in said and "Continue" in said, said
+            assert "length limit" in figures(column), figures(column)
+            await pilot.press("3")
+            await pilot.press("k")
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
