@@ -421,11 +421,13 @@ def test_compare_three_models_side_by_side(snap_compare: Any) -> None:
     number, provider, model and key (openai gpt-5.5, groq llama-3.3-70b-versatile, mistral
     mistral-small-latest, each "key: global"), then its figures (first token, tokens in and
     out, cost); openai's and mistral's replies, groq's 429 as an error block with its
-    remedy; the footer's Stop all / Back, Stop this and Keep."""
+    remedy; below them the composer for the next message; the footer's Stop all / Back, Stop
+    this, Keep and Write."""
     assert _compare_snapshot(snap_compare, (120, 40))
 
 
 def test_compare_as_tabs_at_80_by_24(snap_compare: Any) -> None:
     """Compare at 80x24, where three columns would be narrower than 40 cells: tabs "1
-    openai", "2 groq", "3 mistral", the first open with its header, figures and reply."""
+    openai", "2 groq", "3 mistral", the first open with its header, figures and reply; the
+    composer for the next message below."""
     assert _compare_snapshot(snap_compare, (80, 24))

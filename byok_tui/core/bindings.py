@@ -362,6 +362,14 @@ COMPARE_KEYS = (
         "Keep the reply of the column in focus as the conversation's; the others stay as its "
         "alternatives",
     ),
+    Key(
+        "c",
+        "write",
+        "Write",
+        "compare.write",
+        "Write the next message while the replies come: it waits in the chat's composer "
+        "(Tab and shift+Tab move between the columns and it)",
+    ),
     *(
         Key(
             str(number),

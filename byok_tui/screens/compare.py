@@ -1,7 +1,9 @@
 """Compare: the message sent to two to four models at once, one column a target, streaming
 side by side (tabs, 1-4 to switch, where a column would be narrower than 40 cells). Escape
 stops every reply still coming (then goes back); `s` stops the column in focus; `k` keeps
-its reply as the conversation's, the others staying its alternatives.
+its reply as the conversation's, the others staying its alternatives. Below the columns a
+composer takes the next message as the replies come (`c` or Tab): what is typed there is the
+chat composer's text at once (kept as its draft is), and it is there when the compare ends.
 
 Every send is the data service's (app_data.send): stored as it arrives, in the request log
 and the spend, each target with its own key, budgets and pacing. The screen dismisses with
@@ -13,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from rich.text import Text
@@ -31,6 +33,7 @@ from byok_tui.core.errors import ByokError
 from byok_tui.core.records import Bot, BotConfig, Conversation
 from byok_tui.core.sanitize import clean_line
 from byok_tui.widgets.compare_column import CompareColumn
+from byok_tui.widgets.composer import Composer
 
 # Narrower than this, a column is a tab.
 NARROWEST_COLUMN = 40
@@ -42,6 +45,7 @@ class CompareScreen(Screen[int | None]):
     CompareScreen #columns { height: 1fr; }
     CompareScreen TabbedContent { height: 1fr; }
     CompareScreen TabPane { padding: 0; height: 1fr; }
+    CompareScreen Composer { height: 4; }
     """
     BINDINGS = textual_bindings(COMPARE_KEYS)
 
@@ -52,8 +56,12 @@ class CompareScreen(Screen[int | None]):
         conversation: Conversation,
         said: tuple[str, tuple[Attachment, ...]],
         configs: list[BotConfig],
+        typed: Callable[[str], None],
     ) -> None:
+        """`typed`: called with the composer's text whenever it changes (the chat composer
+        takes it, so that it is kept as a draft is and is there after the compare)."""
         super().__init__()
+        self._typed = typed
         self.data = data
         self._bot, self._conversation = bot, conversation
         self._said = said
@@ -77,6 +85,9 @@ class CompareScreen(Screen[int | None]):
         else:
             with Horizontal(id="columns"):
                 yield from self.columns
+        composer = Composer()
+        composer.border_title = "Next message · waits in the chat's composer until this ends"
+        yield composer
         yield Footer()
 
     def on_mount(self) -> None:
@@ -133,6 +144,26 @@ class CompareScreen(Screen[int | None]):
         finally:
             started.set()
             self.refresh_bindings()
+
+    # The next message, written meanwhile ------------------------------------------------
+
+    def on_text_area_changed(self, event: Composer.Changed) -> None:
+        self._typed(event.text_area.text)
+
+    def on_composer_submitted(self, message: Composer.Submitted) -> None:
+        message.stop()
+        self.query_one(Composer).text = message.text  # given back: never lose what was typed
+        self.notify(
+            "Your message waits: it is in the chat's composer once this compare ends "
+            "(k keeps a reply, Escape stops them or goes back)."
+        )
+
+    def on_composer_path_pasted(self, message: Composer.PathPasted) -> None:
+        message.stop()  # files are attached in the chat; here the path is typed
+        self.query_one(Composer).insert(message.text)
+
+    def action_write(self) -> None:
+        self.query_one(Composer).focus()
 
     def _focused_column(self) -> CompareColumn | None:
         """The column in focus (a widget in it, or its tab); None when focus is elsewhere."""
@@ -199,7 +230,6 @@ class CompareScreen(Screen[int | None]):
 def compare_from_composer(screen: Any) -> None:
     """The chat screen's Compare: the composer's message, to targets the user names."""
     from byok_tui.core.redaction import secrets_in
-    from byok_tui.widgets.composer import Composer
 
     text = screen.query_one(Composer).text.strip()
     if screen.column.busy:
@@ -216,7 +246,6 @@ async def _compare(screen: Any, text: str) -> None:
     from byok_tui.chat.compare import parse_targets, target_configs
     from byok_tui.screens.dialogs import TextDialog
     from byok_tui.screens.reading_chips import ReadingChips
-    from byok_tui.widgets.composer import Composer
 
     target = await screen.column.target_for(text)
     if target is None:
@@ -242,9 +271,15 @@ async def _compare(screen: Any, text: str) -> None:
         return
     configs = target_configs(bot, parse_targets(given))
     screen.data.compare.remember_targets(bot.id, given)
-    screen.query_one(Composer).text = ""
+    composer = screen.query_one(Composer)
+    composer.text = ""
     files = tuple(screen.query_one(ReadingChips).take())
-    compare = CompareScreen(screen.data, bot, conversation, (text, files), configs)
+
+    def typed(meanwhile: str) -> None:
+        composer.text = meanwhile
+        composer.move_cursor(composer.document.end)
+
+    compare = CompareScreen(screen.data, bot, conversation, (text, files), configs, typed)
     kept = await screen.app.push_screen_wait(compare)
     chosen = next((c.outcome for c in compare.columns if c.outcome.reply_id == kept), None)
     if chosen is not None:
@@ -254,3 +289,4 @@ async def _compare(screen: Any, text: str) -> None:
             "to it (the bot's own model is unchanged)."
         )
     screen.show_chat(bot.id, conversation.id, reveal=kept)
+    composer.focus()

@@ -213,3 +213,35 @@ async def test_a_reply_cut_at_its_length_limit_says_so_in_its_column() -> None:
             await pilot.press("3")
             await pilot.press("k")
             await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
+
+
+def drafts_kept() -> str:
+    from byok_tui.storage.draft_rows import DRAFT_SETTING
+
+    settings = store().settings()
+    return " ".join(value for name, value in settings.items() if name.startswith(DRAFT_SETTING))
+
+
+async def test_the_next_message_is_written_while_the_replies_come_and_waits_in_the_chat() -> None:
+    """The compare has a composer: what is typed there shows at once, is the chat composer's
+    text meanwhile (kept as a draft is: a kill loses at most a second of it), Enter keeps it
+    rather than sending, and after the compare the chat's composer holds it, in focus."""
+    with provider_server(slow_everywhere) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await pilot.press("c")
+            await pilot.press(*"next one", "enter")
+            typed = screen.query_one(Composer)
+            assert typed.has_focus and typed.text == "next one"
+            assert chat(app).query_one(Composer).text == "next one"
+            await wait_for(pilot, lambda: "next one" in drafts_kept(), 15)
+            assert any("Your message waits" in str(n.message) for n in app._notifications)
+            await pilot.press("escape")  # stops every reply; focus stays in the composer
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 15)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
+            composer = chat(app).query_one(Composer)
+            assert composer.text == "next one" and composer.has_focus
+            requests = len(server.requests)
+        assert requests == 3, "Enter in the compare's composer sent a message"
