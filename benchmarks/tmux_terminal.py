@@ -117,8 +117,20 @@ class TmuxTerminal:
                 time.sleep(0.0005)
         raise TimeoutError(f"{key!r} was never drawn")
 
-    def close(self) -> None:
+    def close(self, wait: float = 10) -> None:
+        """End the program and its terminal; wait (at most `wait` seconds) until the
+        program is gone: it writes its state as it ends, and the caller may then remove the
+        folder it writes in."""
         with contextlib.suppress(subprocess.SubprocessError):
             self._tmux("kill-server")
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, 15)
+        deadline = time.perf_counter() + wait
+        while time.perf_counter() < deadline:
+            try:
+                state = Path(f"/proc/{self.pid}/stat").read_text().split(") ")[-1]
+            except OSError:
+                return  # gone
+            if state.startswith("Z"):
+                return  # ended, not yet reaped (tmux, its parent, is gone too)
+            time.sleep(0.02)

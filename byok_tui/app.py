@@ -31,6 +31,7 @@ from byok_tui.compat import (
     input_ends_with_the_terminal,
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
+    opaque_screens_hide_those_under_them,
     output_ends_with_the_terminal,
     page_keys_need_lines,
     partial_updates_draw_what_they_show,
@@ -118,7 +119,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11 and 13-19
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11, 13-19 and 21
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -130,6 +131,7 @@ class ByokApp(App[None]):
         strips_kept_out_of_cycles()
         strips_make_their_caches_when_used()
         layouts_draw_what_they_resize()
+        opaque_screens_hide_those_under_them()
         self._services = services
         if services is not None:
             environ = services.environ

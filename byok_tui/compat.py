@@ -18,13 +18,14 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
 2. `scroll_in_layout`: moves a scrollable widget during a layout, setting `scroll_y`,
    `scroll_target_y` and the scrollbar's `position` directly. `scroll_to` would clamp to the
    bottom as it was before the layout, and draw a frame at the old position first.
-3. `Transcript.arrange` (widgets/transcript.py) overrides `Widget.arrange`, which Textual
-   documents as best left alone (renamed in v7), to keep a reader who is at the bottom there in
-   the very frame the content grows. Textual's own `anchor()` would do, but leaves a short
-   conversation hanging at the bottom of the pane (textual#6652) and does not take up
-   following again after the reader scrolls back down while text streams in (textual#6677).
-   **Once #6677 is fixed upstream:** delete the override and `Transcript._following`, call
-   `anchor()` in `Transcript.on_mount`, and keep the follow tests in
+3. `FollowingScroll.arrange` (widgets/following_scroll.py: the chat's transcript and each
+   compare column) overrides `Widget.arrange`, which Textual documents as best left alone
+   (renamed in v7), to keep a reader who is at the bottom there in the very frame the
+   content grows. Textual's own `anchor()` would do, but leaves a short conversation hanging
+   at the bottom of the pane (textual#6652) and does not take up following again after the
+   reader scrolls back down while text streams in (textual#6677).
+   **Once #6677 is fixed upstream:** delete the override and `FollowingScroll._following`,
+   call `anchor()` in `FollowingScroll.on_mount`, and keep the follow tests in
    tests/app/test_transcript_follow.py, which must pass unchanged.
 4. `stop_after_crash`: the bookkeeping of `App._handle_exception` / `App._fatal_error`, which
    byok-tui replaces because Textual's crash report prints local variables (a key among them)
@@ -163,6 +164,19 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    (providers/network.py) reads a socket without anyio's cancel scope and pause/resume per
    read. Once httpx's transport takes a `network_backend`, pass it there and keep the tests
    in tests/providers/test_network.py, which must pass unchanged.
+21. `opaque_screens_hide_those_under_them`: replaces the `App._background_screens` property
+   (textual/app.py). Textual counts the screen just under the top one as seen through it
+   whatever the top screen's background (it checks the opacity of the screens under, not of
+   the top one), so a screen under an opaque one stays "current" (`Screen.is_current`): it
+   is laid out and drawn whenever it changes, and every region it draws is drawn again on
+   the top screen, its whole area once a frame later. Under the compare screen, each key
+   typed there (the chat composer beneath takes the text) redrew the compare's columns whole:
+   1.6-2.1 MB written to the terminal in a compare with typing, ~0.6 MB without. Ours: no
+   screen shows under a top screen whose background is opaque; a translucent one (a dialog)
+   keeps Textual's own list. A screen that comes back on top is laid out and drawn whole
+   (`_on_screen_resume`). Not reported upstream yet; once Textual asks the top screen's
+   opacity first, remove this and keep the test in tests/app/test_layout.py, which must pass
+   unchanged.
 """
 
 from __future__ import annotations
@@ -753,3 +767,24 @@ def _drawn_by_the_layout(widget: Widget, resized: bool) -> None:
     for bar in (widget._vertical_scrollbar, widget._horizontal_scrollbar):
         if bar is not None and bar._repaint_required and shown_and_redrawn(bar):
             bar._repaint_required = False
+
+
+@_guarded("textual")
+def opaque_screens_hide_those_under_them() -> None:
+    """No screen shows under a top screen whose background is opaque (point 21); once."""
+    from textual.app import App
+
+    listed = cast(property, App.__dict__["_background_screens"])
+    if getattr(listed.fget, "opaque_hides", False):
+        return
+    background_screens = cast("Callable[[App[Any]], list[Screen[Any]]]", listed.fget)
+
+    def _background_screens(self: App[Any]) -> list[Screen[Any]]:
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []  # nothing under it is seen: it is neither laid out nor drawn
+        return background_screens(self)
+
+    _background_screens.opaque_hides = True  # type: ignore[attr-defined]
+    _background_screens.replaced = background_screens  # type: ignore[attr-defined]
+    App._background_screens = property(_background_screens)  # type: ignore[method-assign,assignment]

@@ -26,6 +26,7 @@ from byok_tui.compat import (
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
     markdown_parsed_by_one_parser,
+    opaque_screens_hide_those_under_them,
     output_ends_with_the_terminal,
     page_keys_need_lines,
     partial_updates_draw_what_they_show,
@@ -41,6 +42,7 @@ from byok_tui.compat import (
     virtual_size_set_by_layout,
     with_network_backend,
 )
+from byok_tui.widgets.following_scroll import FollowingScroll
 from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.transcript import Transcript
 
@@ -83,8 +85,8 @@ async def test_2_a_scroll_set_in_layout_moves_the_view_and_its_scrollbar() -> No
 
 def test_3_arrange_is_still_the_layout_hook_the_transcript_overrides() -> None:
     """Should Textual rename `arrange` again, the override would silently stop following."""
-    assert "arrange" in Transcript.__dict__
-    ours = list(inspect.signature(Transcript.arrange).parameters)
+    assert "arrange" in FollowingScroll.__dict__ and issubclass(Transcript, FollowingScroll)
+    ours = list(inspect.signature(FollowingScroll.arrange).parameters)
     theirs = list(inspect.signature(Widget.arrange).parameters)
     assert ours == theirs == ["self", "size", "optimal"]
 
@@ -450,6 +452,25 @@ def test_19_a_layout_refreshes_scrollbars_before_the_frame_that_draws_them() -> 
     assert sized < layout.index("self._compositor_refresh()")
     reflow = getattr(Compositor.reflow, "replaced", Compositor.reflow)  # point 13 wraps it
     assert "map_geometry.clip.intersection(map_geometry.region)" in inspect.getsource(reflow)
+
+
+def test_21_the_screens_seen_under_the_top_one_are_still_app_background_screens() -> None:
+    """Textual still decides which screens are seen under the top one in the
+    `App._background_screens` property, which still lists the one just under the top whatever
+    the top's background, and `Screen.is_current` still reads it (a screen listed there is
+    laid out and drawn). If Textual asks the top screen's opacity first, point 21 can go."""
+    from textual.app import App
+    from textual.screen import Screen
+
+    opaque_screens_hide_those_under_them()
+    installed = App.__dict__["_background_screens"]
+    opaque_screens_hide_those_under_them()
+    assert App.__dict__["_background_screens"] is installed, "replaced twice"
+    original = inspect.getsource(installed.fget.replaced)
+    assert "for screen in reversed(self._screen_stack[:-1]):" in original
+    assert original.index("screens.append(screen)") < original.index("background.a == 1")
+    is_current = Screen.__dict__["is_current"].fget
+    assert "self in self.app._background_screens" in inspect.getsource(is_current)
 
 
 def test_20_an_httpx_transport_s_pool_gives_its_connections_its_network_backend() -> None:

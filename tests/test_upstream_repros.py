@@ -30,6 +30,7 @@ FIXED_BY = {
     "16_partial_update_draws_far_widgets.py": "partial_updates_draw_what_they_show",
     "17_strip_cached_in_itself.py": "strips_kept_out_of_cycles",
     "18_strip_makes_seven_caches.py": "strips_make_their_caches_when_used",
+    "21_opaque_screen_redraws_the_one_under_it.py": "opaque_screens_hide_those_under_them",
 }
 
 

@@ -57,11 +57,13 @@ class CompareScreen(Screen[int | None]):
         said: tuple[str, tuple[Attachment, ...]],
         configs: list[BotConfig],
         typed: Callable[[str], None],
+        draft: str = "",
     ) -> None:
         """`typed`: called with the composer's text whenever it changes (the chat composer
-        takes it, so that it is kept as a draft is and is there after the compare)."""
+        takes it, so that it is kept as a draft is and is there after the compare); `draft`:
+        what the composer starts with (the chat composer's text)."""
         super().__init__()
-        self._typed = typed
+        self._typed, self._draft = typed, draft
         self.data = data
         self._bot, self._conversation = bot, conversation
         self._said = said
@@ -86,6 +88,7 @@ class CompareScreen(Screen[int | None]):
             with Horizontal(id="columns"):
                 yield from self.columns
         composer = Composer()
+        composer.text = self._draft
         composer.border_title = "Next message · waits in the chat's composer until this ends"
         yield composer
         yield Footer()
@@ -272,14 +275,18 @@ async def _compare(screen: Any, text: str) -> None:
     configs = target_configs(bot, parse_targets(given))
     screen.data.compare.remember_targets(bot.id, given)
     composer = screen.query_one(Composer)
-    composer.text = ""
+    # Keys typed after F5, before the dialog had the focus, follow the message: kept.
+    now = composer.text
+    composer.text = now.strip().removeprefix(text) if now.strip().startswith(text) else now
     files = tuple(screen.query_one(ReadingChips).take())
 
     def typed(meanwhile: str) -> None:
         composer.text = meanwhile
         composer.move_cursor(composer.document.end)
 
-    compare = CompareScreen(screen.data, bot, conversation, (text, files), configs, typed)
+    compare = CompareScreen(
+        screen.data, bot, conversation, (text, files), configs, typed, composer.text
+    )
     kept = await screen.app.push_screen_wait(compare)
     chosen = next((c.outcome for c in compare.columns if c.outcome.reply_id == kept), None)
     if chosen is not None:

@@ -33,8 +33,16 @@ class ReplyStream:
     Text written before the view exists waits for `show_in`.
     """
 
-    def __init__(self, owner: Widget) -> None:
+    def __init__(
+        self,
+        owner: Widget,
+        *,
+        frame: float = FRAME_SECONDS,
+        headroom: int = STREAM_HEADROOM,
+    ) -> None:
+        """`frame`: seconds between flushes; `headroom`: lines laid out ahead of the text."""
         self._owner = owner  # whose timers pace the flushes
+        self._frame, self._headroom = frame, headroom
         self._view: ReplyView | None = None
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -72,8 +80,15 @@ class ReplyStream:
         if self._flush_due or self._view is None or not (self._text or self._reasoning):
             return
         self._flush_due = True
-        frame = BURST_FRAME_SECONDS if self._last_flush_chars >= BURST_CHARS else FRAME_SECONDS
-        wait = self._last_flush + frame - monotonic()
+        bursting = self._last_flush_chars >= BURST_CHARS
+        frame = max(self._frame, BURST_FRAME_SECONDS) if bursting else self._frame
+        now = monotonic()
+        wait = self._last_flush + frame - now
+        if wait > 0:
+            # On a grid of frames shared by every stream: replies streaming side by side (a
+            # compare) flush in the same turn of the loop and are drawn in one frame, not in
+            # one frame each.
+            wait = round((self._last_flush + frame) / frame) * frame - now
         if wait > 0:
             # The loop's own timer, the flush then run by the owner as set_timer would: a
             # Textual timer is a task of its own, made and ended ten times a second.
@@ -99,7 +114,7 @@ class ReplyStream:
         self._text, self._reasoning = [], []
         if final:
             text, reasoning = text + shown_text.flush(), reasoning + shown_reasoning.flush()
-        view.grow_ahead(0 if final else STREAM_HEADROOM)
+        view.grow_ahead(0 if final else self._headroom)
         if not (text or reasoning):
             return
         self._last_flush = monotonic()

@@ -10,18 +10,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from byok_tui.compat import scroll_in_layout, virtual_size_set_by_layout
 from byok_tui.core.records import Message as StoredMessage
 from byok_tui.core.records import ShownToolCall, TranscriptPage
 from byok_tui.core.redaction import redact_keys
 from byok_tui.core.sanitize import strip_terminal_controls
+from byok_tui.widgets.following_scroll import FollowingScroll
 from byok_tui.widgets.message_views import (
     Alternatives,
     ErrorBlock,
@@ -34,14 +33,13 @@ from byok_tui.widgets.message_views import (
 from byok_tui.widgets.tool_call import ToolCallView
 
 EMPTY_HINT = "No messages yet. Type below and press Enter to send; F1 lists every key."
-FOLLOW_SLACK = 2  # lines from the bottom that still count as reading the newest text
 EARLIER_LABEL = "Show earlier messages"
 LATER_LABEL = "Show the newest messages"
 MOST_SHOWN = 300  # messages held at once: a reader going further back lets the newest go
 Revealed = Literal["shown", "reading", "absent"]
 
 
-class Transcript(VerticalScroll):
+class Transcript(FollowingScroll):
     """Shows a conversation's newest messages; earlier ones are read a page at a time when
     the reader scrolls to the top (or presses Show earlier), so a conversation of a million
     messages opens as fast as a short one and holds only what was shown."""
@@ -53,7 +51,6 @@ class Transcript(VerticalScroll):
     Transcript > .notice { color: $text-muted; margin: 1 2 0 2; }
     Transcript > .found { outline-left: thick $warning; }
     """
-    virtual_size = virtual_size_set_by_layout()
 
     @dataclass
     class EarlierWanted(Message):
@@ -75,7 +72,6 @@ class Transcript(VerticalScroll):
         self._first_id: int | None = None  # the oldest stored message shown
         self._asked_earlier = False  # earlier messages are on their way
         self._alternatives: dict[int, tuple[int, int]] = {}
-        self._following = True  # the reader is at the bottom: new text stays in view
         self._empty_hint = EMPTY_HINT
         self._last_id: int | None = None  # the last stored message shown
         self._attached: dict[int, list[str]] = {}  # the files of messages that have some
@@ -349,19 +345,10 @@ class Transcript(VerticalScroll):
         super().watch_scroll_y(old, new)
         if new <= 0 < old:  # the reader reached the top: earlier messages come next
             self._want_earlier()
-        # Scrolled by the reader (or to the end by us): follow only from the bottom, or
-        # from near it on the way down. Any move up leaves it: a wheel notch is about as
-        # long as the slack, and every notch would snap back at the next layout.
-        bottom = self.max_scroll_y
-        self._following = new >= bottom or (new > old and new >= bottom - FOLLOW_SLACK)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arrangement = super().arrange(size, optimal)
         bottom = max(0, arrangement.total_region.bottom - size.height)
-        if self._following and bottom != self.scroll_y:
-            # Keep the bottom in view in the very frame the content grows (byok_tui/compat.py,
-            # point 3: what to do once textual#6677 is fixed).
-            scroll_in_layout(self, bottom)
         if not bottom and self._earlier and not self._asked_earlier:
             # What is shown leaves room above it (short messages, a tall terminal): the
             # reader could not scroll up to ask for earlier messages, so they are read now.

@@ -6,6 +6,7 @@ whole, with what reaches the terminal the same."""
 from __future__ import annotations
 
 import pytest
+from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from byok_tui.app import ByokApp
@@ -28,6 +29,22 @@ from tests.support.pilot import (
 )
 
 USABLE_TRANSCRIPT = 40  # columns: narrower, and replies wrap every few words
+
+
+def widgets_drawn(monkeypatch: pytest.MonkeyPatch) -> list[Widget]:
+    """Every widget asked for lines from now on, in order (once per drawing)."""
+    from textual.geometry import Region
+    from textual.strip import Strip
+
+    drawn: list[Widget] = []
+    render_lines = Widget.render_lines
+
+    def counted(self: Widget, crop: Region) -> list[Strip]:
+        drawn.append(self)
+        return render_lines(self, crop)
+
+    monkeypatch.setattr(Widget, "render_lines", counted)
+    return drawn
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
@@ -302,21 +319,11 @@ async def test_a_key_typed_redraws_the_composer_not_the_whole_screen(
     header, the sidebar and the footer at each key and at each frame of a streaming reply,
     lines it then threw away (~15 widgets drawn a frame for the 2-5 it showed). What the
     frame shows is unchanged: the key typed is on screen."""
-    from textual.geometry import Region
-    from textual.strip import Strip
-    from textual.widget import Widget
     from textual.widgets import Footer, Header
 
     from byok_tui.widgets.sidebar import Sidebar
 
-    drawn: list[Widget] = []
-    render_lines = Widget.render_lines
-
-    def counted(self: Widget, crop: Region) -> list[Strip]:
-        drawn.append(self)
-        return render_lines(self, crop)
-
-    monkeypatch.setattr(Widget, "render_lines", counted)
+    drawn = widgets_drawn(monkeypatch)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -635,3 +642,32 @@ async def test_a_reply_a_layout_drew_is_not_drawn_whole_again_at_its_next_flush(
         f"after {differs.count(True)} of {len(differs)} frames the terminal did not show "
         "the transcript as it was"
     )
+
+
+async def test_a_screen_under_an_opaque_one_draws_nothing_until_it_is_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A change on a screen that an opaque screen covers (the chat composer taking what is
+    typed in a compare) draws nothing: Textual laid the screen under out and drew it, then
+    drew its regions again on the top screen, and that screen whole a frame later (the
+    compare's columns at each key). Once it is back on top it shows the change."""
+    from textual.screen import Screen
+
+    drawn = widgets_drawn(monkeypatch)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = chat(app)
+        await app.push_screen(Screen())
+        await pilot.pause(0.3)
+        drawn.clear()
+        for typed in ("t", "ty", "typ", "typed"):
+            screen.query_one(Composer).text = typed
+            await pilot.pause(0.05)
+        await pilot.pause(0.2)
+        assert drawn == [], (
+            f"a covered screen's change drew {sorted({type(w).__name__ for w in drawn})}"
+        )
+        app.pop_screen()
+        await wait_for(pilot, lambda: any(isinstance(w, Composer) for w in drawn), 5)
+        assert "typed" in str(app.export_screenshot())

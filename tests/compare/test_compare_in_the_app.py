@@ -245,3 +245,67 @@ async def test_the_next_message_is_written_while_the_replies_come_and_waits_in_t
             assert composer.text == "next one" and composer.has_focus
             requests = len(server.requests)
         assert requests == 3, "Enter in the compare's composer sent a message"
+
+
+def long_replies(seen: Seen) -> Reply:
+    return words(" ".join(f"word{n}" for n in range(600)), pause=0.001)
+
+
+async def test_each_column_keeps_its_newest_text_in_view_as_it_streams() -> None:
+    """A reply taller than its column follows its newest text, as the chat does (the reader
+    who scrolls up is left where they are: tests/app/test_transcript_follow.py)."""
+    from byok_tui.widgets.following_scroll import FollowingScroll
+
+    with provider_server(long_replies) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await pilot.pause(0.2)
+            for column in screen.columns:
+                if column.state != "done":
+                    continue
+                view = column.query_one(FollowingScroll)
+                assert view.max_scroll_y > 0, "the reply fits: the test shows nothing"
+                assert view.scroll_y == view.max_scroll_y, "the newest text is out of view"
+            assert "word599" in str(app.export_screenshot())
+
+
+async def test_what_is_typed_before_the_targets_are_asked_is_kept() -> None:
+    """Keys typed after F5 but before the targets dialog has the focus land in the chat
+    composer, after the message compared: they are kept there, not erased with it."""
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            await settle(pilot)
+            composer = chat(app).query_one(Composer)
+            composer.text = "2+2?"
+            await pilot.press("f5")
+            await wait_for(pilot, lambda: isinstance(app.screen, TextDialog), timeout=15)
+            composer.text = "2+2? and then"  # typed while the dialog was on its way
+            app.screen.query_one(Input).value = TARGETS
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), timeout=15)
+            assert composer.text == " and then"
+            assert app.screen.query_one(Composer).text == " and then"
+            await wait_for(pilot, lambda: len(server.requests) == 3, 15)
+        assert server.requests[0].json["messages"][-1]["content"] == "2+2?"
+
+
+async def test_quitting_while_the_replies_come_ends_cleanly_and_keeps_them() -> None:
+    """The app ending during a compare (ctrl+q, or a hang-up, which ends it the same way):
+    no crash report (the columns, being taken down, are not drawn), and every reply so far
+    is kept, partial."""
+    from byok_tui.core.paths import app_paths
+
+    with provider_server(slow_everywhere) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await wait_for(pilot, lambda: all(c.has_text for c in screen.columns), 30)
+            app.exit()
+    assert app.return_code in (0, None)
+    crash_dir = app_paths().crash_dir
+    assert not crash_dir.exists() or not list(crash_dir.iterdir()), "a crash report was written"
+    kept = store().connection().execute("SELECT status FROM messages WHERE role = 'assistant'")
+    assert [row[0] for row in kept] == ["partial"] * 3, "a reply was not kept"
