@@ -260,7 +260,26 @@ async def _with_client(
         async with connected(server, **connect) as client:
             return await work(client)
     opener = functools.partial(connected, **connect)
-    return await held.use(server, opener, work, _answered, again=again)
+    keys = ""
+    if server.keys_named():  # read as `connected` reads them (a keyring may be slow)
+        import anyio
+
+        keys = await anyio.to_thread.run_sync(keys_digest, server, connect["key_of"])
+    return await held.use(server, opener, work, _answered, again=again, keys=keys)
+
+
+def keys_digest(server: ToolServer, key_of: Callable[[str], str]) -> str:
+    """A digest of the stored keys `server` is given, as they are now: a held server whose
+    key changed since it started is started again with the new one. Never a key itself."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for provider in server.keys_named():
+        try:
+            digest.update(key_of(provider).encode() + b"\0")
+        except ByokError:
+            digest.update(b"\1")  # none now: starting it says so
+    return digest.hexdigest()
 
 
 def _answered(error: BaseException) -> bool:

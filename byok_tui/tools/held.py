@@ -8,8 +8,8 @@ ends, when a call to it timed out or was stopped (a server busy with an abandone
 not trusted with the next), or when it died. A server found dead when a message lists its
 tools is started again at once; one that died during a call is said with that call, and
 started again by the next use (a call is never run twice). A server whose entry in
-config.toml changed is started again with its new entry. Nothing here starts a server
-unasked.
+config.toml changed is started again with its new entry, and one given a stored key whose
+key has changed since (rotated) with the new key. Nothing here starts a server unasked.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 @dataclass(slots=True)
 class _Held:
     server: ToolServer
+    keys: str  # a digest of the stored keys it was given (never a key)
     task: asyncio.Task[None]
     ready: asyncio.Future[Any]  # the open client
     stop: asyncio.Event  # set: the holding task closes the client
@@ -53,17 +54,18 @@ class HeldServers:
         self._held: dict[str, _Held] = {}
         self._ending: set[asyncio.Task[None]] = set()
 
-    async def client(self, server: ToolServer, opener: Opener) -> Any:
-        """The server's open client: the one held, or a new one (started now)."""
+    async def client(self, server: ToolServer, opener: Opener, keys: str = "") -> Any:
+        """The server's open client: the one held, or a new one (started now). `keys`: a
+        digest of the stored keys its config gives it, as they are now."""
         held = self._held.get(server.name)
-        if held is not None and (not held.alive or held.server != server):
+        if held is not None and (not held.alive or (held.server, held.keys) != (server, keys)):
             await self._end_soon(server.name)
             held = None
         if held is None:
-            held = self._start(server, opener)
+            held = self._start(server, opener, keys)
         return await asyncio.shield(held.ready)
 
-    def _start(self, server: ToolServer, opener: Opener) -> _Held:
+    def _start(self, server: ToolServer, opener: Opener, keys: str) -> _Held:
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
         stop = asyncio.Event()
@@ -86,7 +88,7 @@ class HeldServers:
                     del self._held[server.name]
 
         task = loop.create_task(hold(), name=f"mcp-server-{server.name}")
-        held = _Held(server, task, ready, stop)
+        held = _Held(server, keys, task, ready, stop)
         self._held[server.name] = held
         # Read the outcome even when no caller waits for it any more (a cancelled start).
         ready.add_done_callback(lambda done: done.cancelled() or done.exception())
@@ -100,16 +102,18 @@ class HeldServers:
         answered: Callable[[BaseException], bool],
         *,
         again: bool = False,
+        keys: str = "",
     ) -> Any:
-        """`work` done with the server's client. The server is ended when the work failed
-        otherwise than with an answer (`answered`: the server said why it could not; it
-        died, or did not answer in time), or was cancelled: the next use starts it again.
+        """`work` done with the server's client (`keys`: as for `client`). The server is
+        ended when the work failed otherwise than with an answer (`answered`: the server
+        said why it could not; it died, or did not answer in time), or was cancelled: the
+        next use starts it again.
         `again`: the work can be done twice (a listing, not a call): when a server held
         since an earlier use fails it, the server is started again and asked once more
         (it died since)."""
         held_before = server.name in self and self._held[server.name].ready.done()
         try:
-            client = await self.client(server, opener)
+            client = await self.client(server, opener, keys)
             return await work(client)
         except BaseException as error:
             if answered(error):
@@ -118,7 +122,7 @@ class HeldServers:
             if not (again and held_before and isinstance(error, Exception)):
                 raise
         log.info("MCP server %s no longer answered: started again", server.name)
-        return await self.use(server, opener, work, answered)
+        return await self.use(server, opener, work, answered, keys=keys)
 
     def _end_soon(self, name: str) -> asyncio.Task[None]:
         """End a server in a task of its own: it is ended even when the one that asked is

@@ -7,6 +7,7 @@ reports the environment it was given (so a test can assert no key reached it).""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
@@ -71,6 +72,11 @@ def pid() -> str:
 @server.tool(description="Every environment variable the server was started with.")
 def environment() -> str:
     return "\n".join(f"{name}={value}" for name, value in sorted(os.environ.items()))
+
+
+@server.tool(description="A digest of one environment variable (a key's, never the key).")
+def digest(name: str) -> str:
+    return hashlib.sha256(os.environ.get(name, "").encode()).hexdigest()
 
 
 if __name__ == "__main__":

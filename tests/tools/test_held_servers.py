@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import signal
 import time
@@ -113,6 +114,40 @@ def test_a_server_that_fails_a_call_is_ended_said_and_started_again_at_the_next(
     content, first, second = asyncio.run(scenario())
     assert all(words in content for words in said), content
     assert first != second
+
+
+def test_a_key_changed_in_the_store_reaches_a_held_server_at_its_next_call() -> None:
+    """A server given a stored key by its config (`{key:openai}`) is held with the key it
+    was started with; once that key is changed (rotated), the next call starts the server
+    again with the new one, as the next message to a provider uses the new key."""
+    from byok_tui.core.paths import app_paths
+    from byok_tui.keys import entry_name, open_key_store
+
+    store = open_key_store(app_paths())
+    keyed = {"env": {"WEATHER_KEY": "{key:openai}"}}
+
+    async def seen_key(held: HeldServers) -> str:
+        server, asked = stdio(**keyed), {"name": "WEATHER_KEY"}
+        result = await call_tool(
+            server, "c", "digest", asked, limit=1000, held=held, **connection()
+        )
+        assert not result.is_error, result.content
+        return result.content
+
+    async def scenario() -> tuple[int, str, int, str]:
+        held = HeldServers()
+        store.set(entry_name("openai"), "sk-proj-" + "A" * 60)
+        first, before = await pid_of(held, **keyed), await seen_key(held)
+        store.set(entry_name("openai"), "sk-proj-" + "B" * 60)
+        second, after = await pid_of(held, **keyed), await seen_key(held)
+        await held.close()
+        return first, before, second, after
+
+    first, before, second, after = asyncio.run(scenario())
+    assert before == hashlib.sha256(("sk-proj-" + "A" * 60).encode()).hexdigest()
+    assert after == hashlib.sha256(("sk-proj-" + "B" * 60).encode()).hexdigest(), "old key"
+    assert first != second
+    assert ended_soon(first)
 
 
 def test_a_changed_config_entry_starts_the_server_again() -> None:
