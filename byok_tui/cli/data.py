@@ -35,7 +35,8 @@ def add_parsers(commands: Any) -> None:
         "No key of any kind is included: not per-bot keys, not stored keys, not environment "
         "keys. Without FILE the JSON goes to standard output. With --markdown: the "
         "conversations as a Markdown document to read or share (title, then each turn with "
-        "who wrote it, the model and the time; the branch on screen of each).",
+        "who wrote it, the model and the time; the branch on screen of each, a reply's "
+        "alternatives named under it with their model, tokens and cost).",
     )
     export.add_argument("file", nargs="?", type=Path, metavar="FILE")
     export.add_argument(

@@ -50,7 +50,33 @@ def _tool_lines(rounds: list[dict[str, Any]]) -> str:
     return "*Tool calls:*\n" + "\n".join(lines) if lines else ""
 
 
-def _turn(message: Message, attached: list[str], tools: list[dict[str, Any]] | None = None) -> str:
+def _alternatives_line(others: list[Message]) -> str:
+    """The other replies to the same message (a compare's other targets, a regeneration):
+    each one's model and figures, or its error; their text stays in the app and the JSON
+    export."""
+    from byok_tui.spend.pricing import format_usd
+
+    said = []
+    for other in others:
+        figures = [" ".join(part for part in (other.provider, other.model) if part) or "?"]
+        if other.input_tokens is not None or other.output_tokens is not None:
+            figures.append(f"{other.input_tokens or 0:,} in, {other.output_tokens or 0:,} out")
+        if other.cost_usd is not None:
+            figures.append(format_usd(other.cost_usd))
+        if other.status == "error":
+            figures.append(f"error: {other.error_message or other.error_kind or 'unknown'}")
+        elif other.status == "partial":
+            figures.append("partial")
+        said.append(" · ".join(figures))
+    return f"*Alternatives of this reply: {'; '.join(said)}*"
+
+
+def _turn(
+    message: Message,
+    attached: list[str],
+    tools: list[dict[str, Any]] | None = None,
+    others: list[Message] | None = None,
+) -> str:
     parts = [_heading(message)]
     if tools and (said := _tool_lines(tools)):
         parts.append(said)
@@ -62,6 +88,8 @@ def _turn(message: Message, attached: list[str], tools: list[dict[str, Any]] | N
         parts.append("*Partial reply: it stopped before its end.*")
     if message.error_message:
         parts.append(f"*Error: {message.error_message}*")
+    if others:
+        parts.append(_alternatives_line(others))
     return "\n\n".join(parts)
 
 
@@ -71,17 +99,30 @@ def conversation_markdown(
     messages: list[Message],
     attached: dict[int, list[str]] | None = None,
     tools: dict[int, list[dict[str, Any]]] | None = None,
+    every: list[Message] | None = None,
 ) -> str:
     """`messages`: the branch on screen, in order; `attached`: the files each message has
     (by id), named as on screen (`notes.md · 2 KB`); `tools`: the tool calls of the replies
-    that made any (by id)."""
+    that made any (by id); `every`: every message of every branch (the replies' alternatives
+    are named under them)."""
     attached, tools = attached or {}, tools or {}
+    replies_to: dict[int | None, list[Message]] = {}
+    for message in every or []:
+        if message.role == "assistant":
+            replies_to.setdefault(message.parent_id, []).append(message)
+
+    def others(message: Message) -> list[Message]:
+        if message.role != "assistant":
+            return []
+        return [m for m in replies_to.get(message.parent_id, []) if m.id != message.id]
+
     about = (
         f"*{bot.name} · started {when(conversation.created)} · {len(messages)} messages · "
         f"exported by byok-tui {__version__}*"
     )
     turns = [
-        _turn(message, attached.get(message.id, []), tools.get(message.id)) for message in messages
+        _turn(message, attached.get(message.id, []), tools.get(message.id), others(message))
+        for message in messages
     ]
     document = "\n\n".join([f"# {conversation.title}", about, *turns]) + "\n"
     return redact_keys(document)
@@ -109,6 +150,7 @@ def export_markdown(store: Store, conversation_id: int | None = None) -> str:
             store.messages(c.id),
             store.attachment_labels(c.id),
             store.tool_turns_in(c.id),
+            store.all_messages(c.id),
         )
         for c in chosen
     )

@@ -161,6 +161,32 @@ def test_usage_and_export_carry_every_alternative_with_its_model_tokens_and_cost
     assert figures == [("gpt-5.5", 1_000, 500, True), ("mistral-small-latest", 12, 3, True)]
 
 
+def test_the_markdown_export_names_every_alternative_with_its_figures() -> None:
+    """The Markdown export shows the branch on screen; under a reply that has alternatives (a
+    compare's other targets) a line names each with its model, tokens and cost, or its
+    error, so that the document says what every model answered for how much."""
+
+    def answers(seen: Seen) -> Reply:
+        if seen.target.startswith("/openai/"):  # Groq: 429
+            return by_model(seen)
+        big = seen.json["model"].startswith("gpt")
+        return words("Four.", usage=(1_000, 500) if big else (12, 3))
+
+    with provider_server(answers) as server:
+        assert ask(server, "--compare", f"{SLOW},{FINE},{LIMITED}", "2+2?")[0] == 0
+    exported = run_cli("export", "--markdown")
+    assert exported.returncode == 0, exported.stderr
+    document = exported.stdout
+    also = [line for line in document.splitlines() if line.startswith("*Alternatives")]
+    assert len(also) == 1, document
+    for model in ("gpt-5.5", "mistral-small-latest", "llama-3.3-70b-versatile"):
+        assert model in document, model
+    # Two of the three are named under the one on screen, with their figures or error.
+    named = also[0].count(" · ")
+    assert named >= 3 and ("1,000 in, 500 out" in also[0] or "12 in, 3 out" in also[0]), also
+    assert "$" in also[0] and "error" in document.lower(), also
+
+
 def test_every_target_is_sent_the_same_history() -> None:
     with provider_server(by_model) as server:
         assert ask(server, "-p", "mistral", "First question")[0] == 0
