@@ -73,7 +73,7 @@ class Outcome:
 
     def figures(self) -> list[str]:
         """first token 0.42 s · 61 tokens/s · 12 in, 240 out · $0.0031 (what is known)."""
-        from byok_tui.spend.pricing import format_usd
+        from byok_tui.core.money import format_usd
 
         said = []
         if self.first_token_s is not None:

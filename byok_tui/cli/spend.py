@@ -142,7 +142,7 @@ def _usage_report(args: argparse.Namespace) -> int:
 
     from byok_tui.app_services.services import open_services
     from byok_tui.cli.progress import open_store
-    from byok_tui.spend.pricing import format_usd
+    from byok_tui.core.money import format_usd
 
     rows = open_store(open_services()).ledger.usage(args.since, args.by)
     if args.json:

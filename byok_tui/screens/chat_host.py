@@ -18,6 +18,7 @@ from textual.screen import Screen
 from byok_tui.app_services.app_data import AppData
 from byok_tui.app_services.chat_state import ChatState
 from byok_tui.core.errors import ByokError
+from byok_tui.core.money import format_usd
 from byok_tui.core.records import KeyOverview
 from byok_tui.core.registry import get_provider
 from byok_tui.screens.bot_settings import BotSettingsPane
@@ -25,7 +26,6 @@ from byok_tui.screens.chat_column import ChatColumn
 from byok_tui.screens.chat_messages import StateLoaded, StateLoadFailed
 from byok_tui.screens.side_panes import SidePanes
 from byok_tui.screens.start import EarlyInput
-from byok_tui.spend.pricing import format_usd
 from byok_tui.widgets.markdown_parts import warm_up
 
 

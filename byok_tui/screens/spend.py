@@ -20,8 +20,8 @@ from textual.widgets import DataTable, Header, Label, Sparkline, Static
 from byok_tui.app_services.app_data import AppData
 from byok_tui.core.bindings import SPEND_SCREEN_KEYS, textual_bindings
 from byok_tui.core.errors import ByokError
+from byok_tui.core.money import format_usd
 from byok_tui.core.registry import get_provider, provider_ids
-from byok_tui.spend.pricing import format_usd
 from byok_tui.spend.request_log import REQUEST_HEADINGS, request_cells
 from byok_tui.spend.usage_report import UsageOverview
 from byok_tui.widgets.footer import Footer

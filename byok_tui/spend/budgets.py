@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 
 from byok_tui.core.errors import ByokError, ErrorKind
+from byok_tui.core.money import format_usd
 from byok_tui.core.records import ALL_PROVIDERS, Budget, BudgetPeriod
-from byok_tui.spend.pricing import format_usd
 from byok_tui.storage.store import Store
 
 WARN_AT = 0.8  # of a budget: from here on the user is told how close they are

@@ -11,8 +11,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from byok_tui.core.money import format_usd
 from byok_tui.providers.types import Usage
-from byok_tui.spend.pricing import cost_of, format_usd
+from byok_tui.spend.pricing import cost_of
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 4  # tokens each message's role and framing take

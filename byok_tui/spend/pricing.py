@@ -8,8 +8,8 @@ is unknown, never $0; a local runtime costs $0. Amounts are US dollars.
 from __future__ import annotations
 
 import gc
-import math
 
+from byok_tui.core.money import format_usd
 from byok_tui.core.records import Cost, Spend
 from byok_tui.core.registry import UnknownProviderError, get_provider
 from byok_tui.providers.types import Usage
@@ -71,18 +71,6 @@ def _freeze_price_data() -> None:
     if not _price_data_frozen:
         _price_data_frozen = True
         gc.freeze()
-
-
-def format_usd(amount: float) -> str:
-    """$12.34, $0.123, and below a cent two significant digits ($0.0031)."""
-    if amount == 0:
-        return "$0"
-    if amount >= 1:
-        return f"${amount:,.2f}"
-    if amount >= 0.01:
-        return f"${amount:.3f}"
-    digits = 1 - math.floor(math.log10(amount))
-    return f"${amount:.{digits}f}".rstrip("0")
 
 
 def spend_lines(spend: Spend, display_name: str) -> list[str]:

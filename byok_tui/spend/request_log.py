@@ -61,7 +61,8 @@ def keep_what_the_client_reports(client: ProviderClient, store: Store, run: Writ
 def request_cells(row: dict[str, Any]) -> tuple[str, ...]:
     """One row of the request log in words, as the Requests screen and `byok-tui requests`
     show it (see REQUEST_HEADINGS)."""
-    from byok_tui.spend.pricing import format_usd, usage_line
+    from byok_tui.core.money import format_usd
+    from byok_tui.spend.pricing import usage_line
 
     last4 = row.get("key_last4")
     key = f"{row['key_source']} …{last4}" if last4 else str(row["key_source"])

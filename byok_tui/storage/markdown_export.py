@@ -54,7 +54,7 @@ def _alternatives_line(others: list[Message]) -> str:
     """The other replies to the same message (a compare's other targets, a regeneration):
     each one's model and figures, or its error; their text stays in the app and the JSON
     export."""
-    from byok_tui.spend.pricing import format_usd
+    from byok_tui.core.money import format_usd
 
     said = []
     for other in others:

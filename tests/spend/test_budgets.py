@@ -11,13 +11,13 @@ from textual.widgets import Static
 
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.chat.outgoing import Outgoing
+from byok_tui.core.money import format_usd
 from byok_tui.core.paths import app_paths
 from byok_tui.core.records import BotConfig, Budget, Cost
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.screens.dialogs import ConfirmDialog
 from byok_tui.screens.settings import SettingsScreen
 from byok_tui.spend.budgets import period_start, standings
-from byok_tui.spend.pricing import format_usd
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
 from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from byok_tui.core.money import format_usd
 from byok_tui.core.registry import get_provider
 from byok_tui.providers.types import Usage
 from byok_tui.spend.pricing import (
@@ -15,7 +16,6 @@ from byok_tui.spend.pricing import (
     LOCAL_RUNTIME_PRICE,
     NO_USAGE,
     cost_of,
-    format_usd,
     usage_line,
 )
 

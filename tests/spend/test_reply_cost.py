@@ -10,11 +10,12 @@ from typing import Any
 from byok_tui.app import ByokApp
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.chat.outgoing import Outgoing
+from byok_tui.core.money import format_usd
 from byok_tui.core.paths import app_paths
 from byok_tui.core.records import Cost
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.providers.types import Usage
-from byok_tui.spend.pricing import cost_of, format_usd
+from byok_tui.spend.pricing import cost_of
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
 from tests.support.provider_server import ProviderServer, openai_reply
