@@ -210,6 +210,20 @@ def test_a_budget_blocks_its_own_target_and_the_others_go_on() -> None:
     assert "Four." in out
 
 
+def test_a_bots_fallbacks_do_not_apply_inside_a_compare() -> None:
+    """The user chose the targets: one refused (429) is that target's error, and none of the
+    bot's fallbacks is asked in its place."""
+    with provider_server(by_model) as server:
+        added = run_cli("bot", "add", "Sturdy", "-p", "openai", "--fallback", FINE)
+        assert added.returncode == 0, added.stderr
+        code, out, err = ask(server, "--bot", "Sturdy", "--compare", f"{LIMITED},{SLOW}", "2+2?")
+        models = [request.json["model"] for request in server.requests]
+    assert code == 0, err
+    assert sorted(models) == ["gpt-5.5", "llama-3.3-70b-versatile"], models
+    refused = next(line for line in headers(out) if line.startswith("== groq"))
+    assert "error:" in refused, refused
+
+
 def test_what_a_compare_cannot_take_is_a_usage_error_and_nothing_is_sent() -> None:
     with provider_server(by_model) as server:
         for extra in (
