@@ -224,6 +224,34 @@ def test_a_bots_fallbacks_do_not_apply_inside_a_compare() -> None:
     assert "error:" in refused, refused
 
 
+def test_key_failover_works_per_target() -> None:
+    """A target whose key is refused (401) fails over to its provider's next labelled key,
+    as a single send does; the other targets are not touched by it."""
+    spare = "sk-proj-" + "S" * 60
+
+    def refuse_the_first_key(seen: Seen) -> Reply:
+        sent = (seen.header("authorization") or "").removeprefix("Bearer ")
+        if seen.json["model"].startswith("gpt") and sent == KEYS["openai"]:
+            body = {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}
+            return Reply(401, {"content-type": "application/json"}, [json.dumps(body).encode()])
+        return by_model(seen)
+
+    with provider_server(refuse_the_first_key) as server:
+        open_key_store(app_paths()).set(entry_name("openai"), KEYS["openai"])
+        labelled = run_cli("keys", "set", "openai", "--label", "spare", stdin=spare)
+        assert labelled.returncode == 0, labelled.stderr
+        assert run_cli("keys", "failover", "openai", "on").returncode == 0
+        code, out, err = ask(server, "--compare", f"{SLOW},{FINE}", "2+2?")
+        sent = [
+            (r.json["model"], (r.header("authorization") or "").removeprefix("Bearer "))
+            for r in server.requests
+        ]
+    assert code == 0, err
+    assert ("gpt-5.5", KEYS["openai"]) in sent and ("gpt-5.5", spare) in sent, "no failover"
+    assert ("mistral-small-latest", KEYS["mistral"]) in sent
+    assert "The slow answer is four." in out and "Four." in out
+
+
 def test_what_a_compare_cannot_take_is_a_usage_error_and_nothing_is_sent() -> None:
     with provider_server(by_model) as server:
         for extra in (
