@@ -36,6 +36,16 @@ class SidePanes:
         pane.display = self._chosen[selector] = not pane.display
         self.fit(keep=selector if pane.display else None)
 
+    def kept_for(self, selector: str, pane_width: int) -> int:
+        """The cells to keep free, right of the conversation, for a pane still to come:
+        `pane_width` when it will sit beside it (shown, with room), else 0."""
+        width = self._screen.size.width
+        if not self.shown_at(selector, width):
+            return 0
+        shown = [pane for pane in self._screen.query(", ".join(STARTS_SHOWN_FROM)) if pane.display]
+        room = self._room(shown) - pane_width
+        return pane_width if room >= MIN_CONVERSATION_WIDTH else 0
+
     def resized(self, width: int) -> None:
         for selector in STARTS_SHOWN_FROM:
             for pane in self._screen.query(selector):

@@ -32,8 +32,10 @@ ModelChoices = list[tuple[Text, str]]
 
 
 class ConfigPane(VerticalScroll):
-    DEFAULT_CSS = """
-    ConfigPane { width: 42; border-left: vkey $foreground 20%; padding: 0 1; }
+    WIDTH = 42  # cells, its border included
+    DEFAULT_CSS = (
+        f"ConfigPane {{ width: {WIDTH}; border-left: vkey $foreground 20%; padding: 0 1; }}"
+        + """
     ConfigPane Label { width: 100%; }  /* wraps in a narrow pane, never cut */
     ConfigPane > Label { margin-top: 1; color: $text-muted; }
     ConfigPane > #bot-system { height: 6; }
@@ -50,6 +52,7 @@ class ConfigPane(VerticalScroll):
         background: $panel; border-top: hkey $foreground 20%;
     }
     """
+    )
 
     @dataclass
     class ConfigEdited(Message):

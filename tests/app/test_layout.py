@@ -5,6 +5,8 @@ whole, with what reaches the terminal the same."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
@@ -672,3 +674,44 @@ async def test_a_screen_under_an_opaque_one_draws_nothing_until_it_is_back(
         # Back on top, it is drawn, its composer with what was typed meanwhile.
         await wait_for(pilot, lambda: any(isinstance(w, Composer) for w in drawn), 5)
         assert screen.query_one(Composer).text == "typed"
+
+
+async def test_a_conversation_opened_at_start_is_rendered_at_one_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The config pane comes just after the first frame; the transcript is laid out at its
+    final width from the start, so each reply shown is rendered once, not first at the
+    width the pane would leave and again when the pane comes (ten replies of 12 KB cost
+    ~0.65 s more at 120x40)."""
+    from byok_tui.widgets.markdown_text import MarkdownText
+    from tests.support.keys import FAKE_KEYS
+    from tests.support.stored import one_exchange
+
+    store, conversation = one_exchange(FAKE_KEYS["openai"], "Long replies")
+    for n in range(3):
+        store.add_message(conversation.id, "user", f"Question {n}")
+        store.add_message(conversation.id, "assistant", f"Answer {n}. " + "Words go on. " * 300)
+    widths: dict[int, set[int]] = {}
+    render_part = MarkdownText._render_part
+
+    def counted(self: MarkdownText, part: object, width: int) -> object:
+        if len(self.text) > 1000:
+            widths.setdefault(id(self), set()).add(width)
+        return render_part(self, part, width)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownText, "_render_part", counted)
+    request_left = ChatColumn.request_left
+
+    async def late(self: ChatColumn, longest: float) -> None:
+        await asyncio.sleep(0.5)  # a slower machine: the pane comes after the transcript
+        await request_left(self, longest)
+
+    monkeypatch.setattr(ChatColumn, "request_left", late)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(chat(app).query(ConfigPane)), 10)
+        await pilot.pause(0.3)
+        assert chat(app).query_one(ConfigPane).display
+    assert widths, "no long reply was drawn"
+    assert all(len(seen) == 1 for seen in widths.values()), f"rendered at widths {widths}"
