@@ -2,8 +2,9 @@
 side by side (tabs, 1-4 to switch, where a column would be narrower than 40 cells). Escape
 stops every reply still coming (then goes back); `s` stops the column in focus; `k` keeps
 its reply as the conversation's, the others staying its alternatives. Below the columns a
-composer takes the next message as the replies come (`c` or Tab): what is typed there is the
-chat composer's text at once (kept as its draft is), and it is there when the compare ends.
+composer takes the next message as the replies come (`c`; Tab moves through the columns and
+it): what is typed there is the chat composer's text at once (kept as its draft is), and it
+is there when the compare ends.
 
 Every send is the data service's (app_data.send): stored as it arrives, in the request log
 and the spend, each target with its own key, budgets and pacing. The screen dismisses with
@@ -21,6 +22,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker
@@ -73,7 +75,6 @@ class CompareScreen(Screen[int | None]):
             for n, c in enumerate(configs, 1)
         ]
         self._sends: dict[int, Worker[None]] = {}  # by column number
-        self._kept: int | None = None
 
     def compose(self) -> ComposeResult:
         asked = clean_line(self._said[0])
@@ -174,15 +175,15 @@ class CompareScreen(Screen[int | None]):
         for column in self.columns:
             if focused is not None and (focused is column or column in focused.ancestors):
                 return column
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(NoMatches):  # side by side: no tabs
             active = self.query_one(TabbedContent).active
-            return next(c for c in self.columns if f"tab-{c.number}" == active)
+            return next((c for c in self.columns if f"tab-{c.number}" == active), None)
         return None
 
     def action_stop_or_close(self) -> None:
         running = [number for number, worker in self._sends.items() if worker.is_running]
         if not running and not any(column.state == "waiting" for column in self.columns):
-            self.dismiss(self._kept)
+            self.dismiss(None)  # none kept: the replies stay alternatives of one another
             return
         self.workers.cancel_group(self, "compare-start")
         for number in running:
@@ -207,25 +208,21 @@ class CompareScreen(Screen[int | None]):
         if column.running or reply is None or not column.has_text:
             self.notify("Keep a reply once it has ended (s stops it).", severity="warning")
             return
-        self.run_worker(self._keep(column, reply), group="keep", exclusive=True)
+        self.run_worker(self._keep(reply), group="keep", exclusive=True)
 
-    async def _keep(self, column: CompareColumn, reply_id: int) -> None:
+    async def _keep(self, reply_id: int) -> None:
         try:
             await asyncio.to_thread(self.data.compare.keep, reply_id)
         except ByokError as error:
             self.notify(error.one_line(), severity="error")
             return
-        self._kept = reply_id
-        for other in self.columns:
-            other.remove_class("kept")
-        column.kept()
         self.dismiss(reply_id)
 
     def action_focus_target(self, index: int) -> None:
         if index >= len(self.columns):
             return
         column = self.columns[index]
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(NoMatches):  # side by side: no tabs
             self.query_one(TabbedContent).active = f"tab-{column.number}"
         column.focus()
 

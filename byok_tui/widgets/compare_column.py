@@ -33,7 +33,6 @@ class CompareColumn(Vertical, can_focus=True):
     DEFAULT_CSS = """
     CompareColumn { width: 1fr; height: 1fr; border: round $foreground 20%; padding: 0 1; }
     CompareColumn:focus-within, CompareColumn:focus { border: round $accent; }
-    CompareColumn.kept { border: double $success; }
     CompareColumn > .head { text-style: bold; }
     CompareColumn > .figures { color: $text-muted; }
     CompareColumn > FollowingScroll { height: 1fr; margin-top: 1; }
@@ -111,10 +110,7 @@ class CompareColumn(Vertical, can_focus=True):
         said = error or (None if stopped else self.outcome.error)
         if said is not None:
             self.query_one(FollowingScroll).mount(ErrorBlock(said.message, said.remedy or ""))
-        if error is not None:
-            self.state = "failed"
-        else:
-            self.state = "stopped" if stopped else "cut" if said is not None else "done"
+        self.state = "failed" if error else "stopped" if stopped else "cut" if said else "done"
         self.show_figures()
 
     def show_figures(self, *, ticking: bool = False) -> None:
@@ -136,9 +132,3 @@ class CompareColumn(Vertical, can_focus=True):
         elif self.state == "failed":
             said.append("failed")
         self.query_one(".figures", Static).update(Text(" · ".join(said)), layout=not ticking)
-
-    def kept(self) -> None:
-        self.add_class("kept")
-        self.query_one(".figures", Static).update(
-            Text(" · ".join([*self.outcome.figures(), "kept"]))
-        )

@@ -49,6 +49,11 @@ async def compare(pilot: Pilot[None], app: ByokApp, text: str = "2+2?") -> Compa
     return app.screen
 
 
+async def all_ended(pilot: Pilot[None], screen: CompareScreen) -> None:
+    """Wait until no column is waiting or streaming."""
+    await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+
+
 def columns(screen: CompareScreen) -> dict[str, CompareColumn]:
     return {column.outcome.provider: column for column in screen.columns}
 
@@ -63,7 +68,7 @@ async def test_three_targets_stream_side_by_side_and_a_refusal_stays_in_its_colu
         async with app.run_test(size=(150, 40)) as pilot:
             screen = await compare(pilot, app)
             shown = columns(screen)
-            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await all_ended(pilot, screen)
             assert shown["openai"].state == shown["mistral"].state == "done"
             assert "The slow answer is four." in shown["openai"].query_one(ReplyView).content
             assert shown["groq"].state == "failed"
@@ -84,7 +89,7 @@ async def test_keep_makes_a_reply_the_conversation_s_and_the_others_its_alternat
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
             screen = await compare(pilot, app)
-            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await all_ended(pilot, screen)
             await pilot.press("3")  # mistral's column
             await pilot.press("k")
             await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
@@ -146,7 +151,7 @@ async def test_narrow_columns_become_tabs_switched_by_their_number() -> None:
             tabs = screen.query_one(TabbedContent)
             await pilot.press("2")
             assert tabs.active == "tab-2"
-            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await all_ended(pilot, screen)
 
 
 async def test_f5_with_an_empty_composer_says_what_to_do_and_asks_nothing() -> None:
@@ -177,7 +182,7 @@ async def test_a_budget_blocks_its_own_target_and_the_others_go_on() -> None:
         async with app.run_test(size=(150, 40)) as pilot:
             screen = await compare(pilot, app)
             shown = columns(screen)
-            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await all_ended(pilot, screen)
             assert shown["openai"].state == "failed"
             said = str(shown["openai"].query_one(ErrorBlock).render())
             assert "budget" in said.lower(), said
@@ -205,7 +210,7 @@ async def test_a_reply_cut_at_its_length_limit_says_so_in_its_column() -> None:
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
             screen = await compare(pilot, app)
-            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await all_ended(pilot, screen)
             column = columns(screen)["mistral"]
             said = str(column.query_one(ErrorBlock).render())
             assert "length limit" in said and "Continue" in said, said
@@ -260,7 +265,7 @@ async def test_each_column_keeps_its_newest_text_in_view_as_it_streams() -> None
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
             screen = await compare(pilot, app)
-            await wait_for(pilot, lambda: not any(c.running for c in screen.columns), 30)
+            await all_ended(pilot, screen)
             await pilot.pause(0.2)
             for column in screen.columns:
                 if column.state != "done":
