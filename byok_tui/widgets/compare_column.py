@@ -30,12 +30,14 @@ COLUMN_HEADROOM = 16
 
 
 class CompareColumn(Vertical, can_focus=True):
+    # The scrollbar's place is kept from the start: a reply outgrowing its column would
+    # otherwise be drawn again whole, at a new width, in the frame the scrollbar appears.
     DEFAULT_CSS = """
     CompareColumn { width: 1fr; height: 1fr; border: round $foreground 20%; padding: 0 1; }
     CompareColumn:focus-within, CompareColumn:focus { border: round $accent; }
     CompareColumn > .head { text-style: bold; }
     CompareColumn > .figures { color: $text-muted; }
-    CompareColumn > FollowingScroll { height: 1fr; margin-top: 1; }
+    CompareColumn > FollowingScroll { height: 1fr; margin-top: 1; scrollbar-gutter: stable; }
     CompareColumn ReplyView { margin: 0; }
     CompareColumn ErrorBlock { margin: 1 0 0 0; }
     """

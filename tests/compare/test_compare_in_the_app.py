@@ -253,19 +253,29 @@ async def test_the_next_message_is_written_while_the_replies_come_and_waits_in_t
 
 
 def long_replies(seen: Seen) -> Reply:
-    return words(" ".join(f"word{n}" for n in range(600)), pause=0.001)
+    reply = words(" ".join(f"word{n}" for n in range(600)), pause=0.001)
+    reply.steps.insert(0, 0.5)  # the columns are drawn before the first word comes
+    return reply
 
 
 async def test_each_column_keeps_its_newest_text_in_view_as_it_streams() -> None:
     """A reply taller than its column follows its newest text, as the chat does (the reader
-    who scrolls up is left where they are: tests/app/test_transcript_follow.py)."""
+    who scrolls up is left where they are: tests/app/test_transcript_follow.py). Its text
+    keeps its width when it outgrows the column: the scrollbar's place is kept from the
+    start, or every line would be drawn again, at once, when the scrollbar appears."""
     from byok_tui.widgets.following_scroll import FollowingScroll
 
     with provider_server(long_replies) as server:
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
             screen = await compare(pilot, app)
+            await pilot.pause()
+            scrolls = [column.query_one(FollowingScroll) for column in screen.columns]
+            assert not any(scroll.max_scroll_y for scroll in scrolls), "a reply outgrew its column already: the test shows nothing"
+            widths = [column.query_one(ReplyView).size.width for column in screen.columns]
             await all_ended(pilot, screen)
+            after = [column.query_one(ReplyView).size.width for column in screen.columns]
+            assert after == widths, "a reply's text was drawn again at a new width"
             await pilot.pause(0.2)
             for column in screen.columns:
                 if column.state != "done":
