@@ -6,8 +6,10 @@ draws them; only the block still being written is drawn again as a reply streams
 from __future__ import annotations
 
 import io
+from collections import OrderedDict
 from functools import lru_cache
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from rich.segment import Segment
 from textual.strip import Strip
@@ -23,6 +25,29 @@ if TYPE_CHECKING:
 # part out exactly as in the middle of the whole reply (the blank line between blocks,
 # no start-of-document quirks), so a streamed reply draws what the whole reply would.
 CONTINUATION = "\u200b\n\n"
+
+
+# Parts drawn before are kept, per console (one per app), for a reply shown again: back
+# from a compare or to a branch, the conversation is read again and ten long replies drawn
+# anew froze the screen for a second. Bounded by the text kept; the lines of replies on
+# screen are shared with them, not copied.
+KEPT_DRAWN_CHARS = 250_000
+DrawnKey = tuple[str, bool, int]  # a part's text, whether it is continued, the width
+_kept: WeakKeyDictionary[Console, OrderedDict[DrawnKey, list[Strip]]] = WeakKeyDictionary()
+
+
+def kept_drawings(console: Console) -> list[DrawnKey]:
+    """What is kept for `console`, oldest first."""
+    return list(_kept.get(console, ()))
+
+
+def _keep(console: Console, key: DrawnKey, lines: list[Strip]) -> None:
+    kept = _kept.setdefault(console, OrderedDict())
+    kept[key] = lines
+    total = sum(len(text) for text, _, _ in kept)
+    while total > KEPT_DRAWN_CHARS and kept:
+        (text, _, _), _ = kept.popitem(last=False)
+        total -= len(text)
 
 
 def render_markdown(text: str, *, continued: bool = False) -> RichMarkdown:
@@ -71,10 +96,24 @@ class Part:
             self.estimate = (width, estimated_height(self.text, width))
         return self.estimate[1]
 
-    def render(self, console: Console, options: ConsoleOptions, width: int) -> list[Strip]:
-        """Its lines at `width`, drawn by `console` (the app's) with `options`."""
+    def render(
+        self, console: Console, options: ConsoleOptions, width: int, *, keep: bool = False
+    ) -> list[Strip]:
+        """Its lines at `width`, drawn by `console` (the app's) with `options`; `keep`: its
+        text will not change, so they are kept for it, or were (KEPT_DRAWN_CHARS)."""
         if width <= 0 or not self.text.strip():
             return []
+        key = (self.text, self.continued, width)
+        drawn = _kept.get(console) if keep else None
+        if drawn is not None and (kept := drawn.get(key)) is not None:
+            drawn.move_to_end(key)
+            return list(kept)  # a list of its own: lines are added to a part's
+        lines = self._rendered(console, options, width)
+        if keep:
+            _keep(console, key, list(lines))
+        return lines
+
+    def _rendered(self, console: Console, options: ConsoleOptions, width: int) -> list[Strip]:
         options = options.update(highlight=False, width=width, height=None)
         markdown = render_markdown(self.text, continued=self.continued)
         lines = list(

@@ -105,6 +105,7 @@ class MarkdownText(Widget):
         self._settle_timer: Timer | None = None
         self._headroom = 0  # lines of growth laid out ahead (while streaming)
         self._laid_out_height = -1  # the height last given to the layout
+        self._streamed = False  # text was appended: its live part changes as it comes
 
     @property
     def parts(self) -> list[Part]:
@@ -142,6 +143,7 @@ class MarkdownText(Widget):
         self.refresh(layout=True)
 
     def append(self, text: str) -> None:
+        self._streamed = True
         self.text += text
         if self.pending:
             self._appended_while_pending += text
@@ -265,7 +267,9 @@ class MarkdownText(Widget):
         return part.lines
 
     def _render_part(self, part: Part, width: int) -> list[Strip]:
-        return part.render(self.app.console, self.app.console_options, width)
+        # Kept unless it is a streaming reply's unfinished block, drawn anew at each frame.
+        keep = part is not self.live or not self._streamed
+        return part.render(self.app.console, self.app.console_options, width, keep=keep)
 
     def _height(self, part: Part, width: int) -> int:
         if part.deferred:

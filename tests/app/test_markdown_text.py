@@ -414,3 +414,65 @@ def test_the_collector_is_paused_while_any_large_parse_runs_and_only_then() -> N
             raise ValueError("a parse that failed")
         assert not gc.isenabled(), "the other parse still runs"
     assert gc.isenabled()
+
+
+def count_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The text of each Markdown Rich renders for a reply from now on."""
+    from byok_tui.widgets import markdown_parts
+
+    rendered: list[str] = []
+    render_markdown = markdown_parts.render_markdown
+
+    def counted(text: str, *, continued: bool = False) -> RichMarkdown:
+        rendered.append(text)
+        return render_markdown(text, continued=continued)
+
+    monkeypatch.setattr(markdown_parts, "render_markdown", counted)
+    return rendered
+
+
+async def test_a_reply_shown_again_is_drawn_from_the_lines_drawn_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A conversation read again (back from a compare, a branch switched back) draws its
+    replies from their lines drawn before, at the same width: drawing ten long replies again
+    froze the screen for a second. What is drawn is the same."""
+    text = "".join(BLOCKS * 3)
+    rendered = count_renders(monkeypatch)
+    app = OneText()
+    async with app.run_test(size=(70, 200)) as pilot:  # no scrollbar comes and goes
+        await app.mount(MarkdownText(text))
+        await pilot.pause()
+        first = app.query(MarkdownText).last()
+        assert rendered, "the reply was never drawn: the test shows nothing"
+        drawn_first, renders = drawn(first), len(rendered)
+        await first.remove()
+        again = MarkdownText(text)
+        await app.mount(again)
+        await pilot.pause()
+        assert len(rendered) == renders, "a reply shown again was rendered again"
+        assert drawn(again) == drawn_first
+
+
+async def test_a_streaming_reply_s_text_is_not_kept_and_what_is_kept_is_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only text that will not change is kept (a streaming reply's unfinished block, drawn
+    at each frame, is not), and what is kept is bounded however many replies are drawn."""
+    from byok_tui.widgets import markdown_parts
+
+    monkeypatch.setattr(markdown_parts, "KEPT_DRAWN_CHARS", 20_000)
+    app = OneText()
+    async with app.run_test(size=(70, 40)) as pilot:
+        widget = app.query_one(MarkdownText)
+        for start in range(0, 900, 30):
+            widget.append(("word " * 200)[start : start + 30])
+            await pilot.pause()
+        kept = markdown_parts.kept_drawings(app.console)
+        assert not any(text.startswith("word") for text, _, _ in kept), "a live block kept"
+        for number in range(12):
+            await app.mount(MarkdownText(f"Reply {number}. " + "text " * 600))
+        await pilot.pause()
+        kept = markdown_parts.kept_drawings(app.console)
+        assert sum(len(text) for text, _, _ in kept) <= 20_000
+        assert any(text.startswith("Reply 11.") for text, _, _ in kept), "the newest not kept"

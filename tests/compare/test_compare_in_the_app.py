@@ -254,7 +254,7 @@ async def test_the_next_message_is_written_while_the_replies_come_and_waits_in_t
 
 def long_replies(seen: Seen) -> Reply:
     reply = words(" ".join(f"word{n}" for n in range(600)), pause=0.001)
-    reply.steps.insert(0, 0.5)  # the columns are drawn before the first word comes
+    reply.steps = [0.5, *reply.steps]  # the columns are drawn before the first word comes
     return reply
 
 
@@ -271,7 +271,8 @@ async def test_each_column_keeps_its_newest_text_in_view_as_it_streams() -> None
             screen = await compare(pilot, app)
             await pilot.pause()
             scrolls = [column.query_one(FollowingScroll) for column in screen.columns]
-            assert not any(scroll.max_scroll_y for scroll in scrolls), "a reply outgrew its column already: the test shows nothing"
+            outgrown = any(scroll.max_scroll_y for scroll in scrolls)
+            assert not outgrown, "a reply outgrew its column already: the test shows nothing"
             widths = [column.query_one(ReplyView).size.width for column in screen.columns]
             await all_ended(pilot, screen)
             after = [column.query_one(ReplyView).size.width for column in screen.columns]
