@@ -287,6 +287,7 @@ class AppData:
         config = self._context.db.bot(bot_id).config
         history: list[str] = []
         if conversation_id:
+            config = self._context.db.conversation(conversation_id).config_for(config)
             sent = self._context.conversations.history(conversation_id, config)
             history = [turn.content for turn in sent.turns]
             ids = [message.id for message in sent.messages]

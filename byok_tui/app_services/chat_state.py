@@ -190,12 +190,18 @@ def key_in_use(
     from byok_tui.keys.base import fingerprint
     from byok_tui.keys.resolve import BotKeyChoice
 
-    provider = get_provider(bot.config.provider)
+    config = bot.config
+    if conversation_id:  # a compare's reply kept in it: its model, not the bot's
+        config = context.db.conversation(conversation_id).config_for(bot.config)
+    provider = get_provider(config.provider)
+    # The bot's own key, command and label only for the bot's own provider, as a send.
+    own = config.provider == bot.config.provider
+    choice = BotKeyChoice(context.db.bot_key(bot.id), bot.key_command, bot.key_label)
     try:
         resolved = resolve_key(
             provider,
             keys or context.services.keys,
-            bot=BotKeyChoice(context.db.bot_key(bot.id), bot.key_command, bot.key_label),
+            bot=choice if own else BotKeyChoice(),
             environ=context.services.environ,
         )
     except NoApiKeyError:
@@ -210,6 +216,8 @@ def key_in_use(
     except ConfigError as error:
         return KeyInUse(error.one_line(), found=False)
     line = resolved.describe()
+    if config is not bot.config:
+        line = f"{config.model} on {provider.display_name} (a compare's reply kept) · {line}"
     going_to = endpoints.destination(provider, url)
     if going_to is not None:
         line += f" → {going_to}"

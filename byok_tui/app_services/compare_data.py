@@ -33,7 +33,16 @@ class CompareData(DataPart):
         return prompt_stored(self._context.db, conversation_id, before)
 
     def keep(self, reply_id: int) -> None:
-        """Show the branch that ends with this reply: the conversation goes on from it, the
-        other replies stay its alternatives."""
+        """Show the branch that ends with this reply: the conversation goes on from it, with
+        its model (the bot's own is unchanged); the other replies stay its alternatives."""
         db = self._context.db
-        self._run("switch", lambda: db.switch_to(reply_id))
+        self._run("switch", lambda: db.switch_to(reply_id, keep_its_model=True))
+
+    def use_bot_model(self, conversation_id: int) -> None:
+        """The conversation's next messages go to its bot's own model again."""
+        db = self._context.db
+        self._submit(
+            f"continues-on:{conversation_id}",
+            "go back to the bot's model",
+            lambda: db.use_bot_model(conversation_id),
+        )

@@ -274,6 +274,14 @@ BOT_COMMANDS = (
     ),
     Key(
         "",
+        "use_bot_model",
+        "Use the bot's model again",
+        "chat.use_bot_model",
+        "After a compare's reply was kept: this conversation's next messages go to the "
+        "bot's own model again",
+    ),
+    Key(
+        "",
         "export_markdown",
         "Export conversation as Markdown",
         "chat.export_markdown",

@@ -9,7 +9,7 @@ key of its own, never the key; a `KeyStatus` the key masked, never whole.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 # The keys' records the first frame shows, a module of their own so that it loads only them
@@ -94,6 +94,17 @@ class Conversation:
     title: str
     created: float
     updated: float
+    # `provider:model` its next messages go to (a compare's reply kept); None: the bot's.
+    continues_on: str | None = None
+
+    def config_for(self, bot: BotConfig) -> BotConfig:
+        """What its next message is sent with: the bot's configuration, on the provider and
+        model of a compare's reply kept in it, with no fallbacks (the user chose that
+        model), or the bot's own."""
+        if not self.continues_on:
+            return bot
+        provider, _, model = self.continues_on.partition(":")
+        return replace(bot, provider=provider, model=model, fallbacks=())
 
 
 @dataclass(frozen=True, slots=True)

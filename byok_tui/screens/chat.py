@@ -357,6 +357,11 @@ class ChatScreen(ChatHost):
 
         compare_from_composer(self)
 
+    def action_use_bot_model(self) -> None:
+        from byok_tui.screens.compare import use_the_bot_s_model
+
+        use_the_bot_s_model(self)
+
     def action_search(self) -> None:
         self._conversations.search()
 

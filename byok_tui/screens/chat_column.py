@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from textual import work
 from textual.message import Message
@@ -273,16 +273,11 @@ class ChatColumn(ColumnBase):
         finally:
             self.post_message(ReplyEnded(stopped))
 
-    def continue_on(self, conversation_id: int, provider: str, model: str) -> None:
-        """The next messages of this conversation go to this model (a compare's reply was
-        kept); the bot's own setting is unchanged."""
-        self._continue_on = (conversation_id, provider, model)
-
-    def _kept_model(self, bot: Bot, conversation: Conversation) -> BotConfig | None:
-        kept = self._continue_on
-        if kept is None or kept[0] != conversation.id:
-            return None
-        return replace(bot.config, provider=kept[1], model=kept[2], fallbacks=())
+    @staticmethod
+    def _kept_model(bot: Bot, conversation: Conversation) -> BotConfig | None:
+        """The provider and model of a compare's reply kept in this conversation (its next
+        messages go to them; the bot's own setting is unchanged), or None: the bot's."""
+        return conversation.config_for(bot.config) if conversation.continues_on else None
 
     async def target_for(self, text: str) -> tuple[Bot, Conversation] | None:
         """The bot and conversation a message goes to (see _send_target): for a compare."""

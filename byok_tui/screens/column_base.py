@@ -98,8 +98,6 @@ class ColumnBase(Vertical):
         self._blink_held = False  # the composer's blink, stopped while words arrive
         self._branch = Branch()  # what the next send replaces (an edit, a regeneration)
         self._branched = False  # the send in progress made a new branch
-        # A compare's reply kept: (conversation id, provider, model) its next messages go to.
-        self._continue_on: tuple[int, str, str] | None = None
         self._outgoing: list[Attachment] = []  # the files the message being sent carries
         self._attached_paths: list[str] = []  # where the files attached now were read from
         self._estimate_line = ""  # what sending the composer's text would cost

@@ -286,11 +286,24 @@ async def _compare(screen: Any, text: str) -> None:
     )
     kept = await screen.app.push_screen_wait(compare)
     chosen = next((c.outcome for c in compare.columns if c.outcome.reply_id == kept), None)
-    if chosen is not None:
-        screen.column.continue_on(conversation.id, chosen.provider, chosen.model)
+    if chosen is not None:  # stored as it was kept (CompareData.keep)
         screen.notify(
             f"Kept {chosen.provider} · {chosen.model}: this conversation's next messages go "
             "to it (the bot's own model is unchanged)."
         )
     screen.show_chat(bot.id, conversation.id, reveal=kept)
     composer.focus()
+
+
+def use_the_bot_s_model(screen: Any) -> None:
+    """The conversation's next messages go to the bot's own model again (a compare's reply
+    was kept in it)."""
+    state = screen.state
+    conversation = state.conversation if state is not None else None
+    if conversation is None or not conversation.continues_on:
+        screen.notify("This conversation's messages already go to the bot's model.")
+        return
+    screen.data.compare.use_bot_model(conversation.id)
+    config = state.bot.config
+    screen.notify(f"This conversation's next messages go to {config.model} again.")
+    screen.read_again()

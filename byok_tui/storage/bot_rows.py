@@ -138,6 +138,13 @@ class BotRows(Database):
         config = stored_config(config)
         with self.transaction() as db:
             _check_name_free(db, config.name, bot_id)
+            # The user chose the bot's model: its conversations go to it again, a compare's
+            # model kept in one of them included.
+            db.execute(
+                "UPDATE conversations SET continues_on = NULL WHERE bot_id = ?1 AND EXISTS"
+                " (SELECT 1 FROM bots WHERE id = ?1 AND (provider != ?2 OR model != ?3))",
+                (bot_id, config.provider, config.model),
+            )
             db.execute(
                 "UPDATE bots SET name = ?, provider = ?, model = ?, system_prompt = ?,"
                 " temperature = ?, max_tokens = ?, fallbacks = ?, updated = ? WHERE id = ?",

@@ -15,9 +15,19 @@ from byok_tui.core.redaction import redact_known_secrets
 from byok_tui.storage.database import Database
 
 DRAFT_SETTING = "composer-draft:"
+# A message the user sent while its conversation was still opening, kept here until it is
+# stored in that conversation, so that a kill meanwhile loses nothing.
+UNSENT_MESSAGE_SETTING = "unsent-message"
 
 
 class DraftRows(Database):
+    def unsent_message(self) -> str:
+        return self.settings().get(UNSENT_MESSAGE_SETTING, "")
+
+    def set_unsent_message(self, text: str) -> None:
+        """Keep `text` until it is stored in its conversation; "" when it has been."""
+        self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
+
     def drafts(self) -> dict[str, Draft]:
         """Every composer's draft kept, by the run that kept it."""
         rows = self.connection().execute(

@@ -257,6 +257,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE bots ADD COLUMN tools_approved TEXT NOT NULL DEFAULT '';
     """,
+    # 18: the provider and model a conversation's next messages go to (`provider:model`: a
+    # compare's reply kept), until the bot's own provider or model changes; NULL: the bot's.
+    """
+    ALTER TABLE conversations ADD COLUMN continues_on TEXT;
+    """,
 )
 
 SEARCH_INDEX_MIGRATION = 9

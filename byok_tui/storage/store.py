@@ -30,9 +30,6 @@ if TYPE_CHECKING:
     from byok_tui.core.records import Cost
     from byok_tui.providers.types import Usage
 
-# A message the user sent while its conversation was still opening, kept here until it is
-# stored in that conversation, so that a kill meanwhile loses nothing.
-UNSENT_MESSAGE_SETTING = "unsent-message"
 # The bot and conversation last opened, which the next start opens again.
 LAST_OPENED_SETTING = "last-opened"
 # What a run's composer held, not sent (the run's name follows: runs.py); a later start gives
@@ -44,9 +41,7 @@ def _line(value: str | None) -> str | None:
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
-    return Conversation(
-        row["id"], row["uuid"], row["bot_id"], row["title"], row["created"], row["updated"]
-    )
+    return Conversation(**{name: row[name] for name in Conversation.__slots__})
 
 
 def _message(row: sqlite3.Row) -> Message:
@@ -149,6 +144,13 @@ class Store(BotRows, DraftRows):
                 (redact_keys(clean_line(title)), time.time(), conversation_id),
             )
 
+    def use_bot_model(self, conversation_id: int) -> None:
+        """Its next messages go to its bot's provider and model again (see switch_to)."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE conversations SET continues_on = NULL WHERE id = ?", (conversation_id,)
+            )
+
     def delete_conversation(self, conversation_id: int) -> None:
         with self.transaction() as db:
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
@@ -215,8 +217,10 @@ class Store(BotRows, DraftRows):
         if on_branch is None:
             self.switch_to(message_id)
 
-    def switch_to(self, message_id: int) -> None:
-        """Show the branch through `message_id`, down to the newest message that follows it."""
+    def switch_to(self, message_id: int, *, keep_its_model: bool = False) -> None:
+        """Show the branch through `message_id`, down to the newest message that follows it.
+        `keep_its_model` (a compare's reply kept): the conversation's next messages go to
+        that reply's provider and model, not the bot's, until the bot's own change."""
         with self.transaction() as db:
             db.execute(
                 "WITH RECURSIVE below(id) AS (SELECT ?1 UNION ALL"
@@ -225,6 +229,13 @@ class Store(BotRows, DraftRows):
                 " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?1)",
                 (message_id,),
             )
+            if keep_its_model:
+                db.execute(
+                    "UPDATE conversations SET continues_on = (SELECT provider || ':' || model"
+                    " FROM messages WHERE id = ?1 AND provider IS NOT NULL)"
+                    " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?1)",
+                    (message_id,),
+                )
 
     def last_cut_reply(self, bot_id: int) -> tuple[Conversation, Message] | None:
         """The bot's newest reply cut short (stopped, cut, or at the length limit) that ends
@@ -421,13 +432,6 @@ class Store(BotRows, DraftRows):
 
     def set_last_opened(self, bot_id: int, conversation_id: int | None) -> None:
         self.set_setting(LAST_OPENED_SETTING, f"{bot_id}:{conversation_id or ''}")
-
-    def unsent_message(self) -> str:
-        return self.settings().get(UNSENT_MESSAGE_SETTING, "")
-
-    def set_unsent_message(self, text: str) -> None:
-        """Keep `text` until it is stored in its conversation; "" when it has been."""
-        self.set_setting(UNSENT_MESSAGE_SETTING, redact_known_secrets(text))
 
 
 def _tool_turns_text(tool_turns: list[dict[str, object]] | None) -> str | None:

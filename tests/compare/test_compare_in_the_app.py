@@ -110,6 +110,46 @@ async def test_keep_makes_a_reply_the_conversation_s_and_the_others_its_alternat
     assert store().branch.alternatives_of([kept.id]) == {kept.id: (3, 3)}
 
 
+async def test_the_kept_model_holds_for_the_conversation_after_a_restart() -> None:
+    """The conversation goes on with the model kept in a later run of the app too; the bot's
+    own model is still the bot's (its other conversations use it)."""
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await all_ended(pilot, screen)
+            await pilot.press("3", "k")  # mistral's column
+            await wait_for(pilot, lambda: replies(app)[-1:] == ["Four. "], 15)
+        again = app_on(server)
+        async with again.run_test(size=(150, 40)) as pilot:
+            await settle(pilot)
+            await wait_for(pilot, lambda: replies(again)[-1:] == ["Four. "], 15)
+            await send(pilot, "And 3+3?")
+            await wait_for(pilot, lambda: len(server.requests) == 4, 15)
+        assert server.requests[-1].json["model"] == "mistral-small-latest"
+
+
+async def test_the_bot_s_model_can_be_chosen_again_for_the_conversation() -> None:
+    """The config pane names the kept model as the next message's; "Use the bot's model
+    again" (palette) sends the conversation's next message to the bot's own model."""
+
+    def next_message(app: ByokApp) -> str:
+        return str(chat(app).query_one("#key-in-use", Static).render())
+
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(150, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await all_ended(pilot, screen)
+            await pilot.press("3", "k")  # mistral's column
+            await wait_for(pilot, lambda: "mistral-small-latest" in next_message(app), 15)
+            chat(app).action_use_bot_model()
+            await wait_for(pilot, lambda: "mistral" not in next_message(app), 15)
+            await send(pilot, "And 3+3?")
+            await wait_for(pilot, lambda: len(server.requests) == 4, 15)
+        assert server.requests[-1].json["model"] == store().bot("Default").config.model
+
+
 def slow_everywhere(seen: Seen) -> Reply:
     return words("one two three four five six seven eight nine ten", pause=0.4)
 

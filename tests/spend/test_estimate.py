@@ -204,3 +204,34 @@ async def test_the_estimate_follows_the_bots_settings(server: ProviderServer) ->
         with_prompt = estimate("openai", "gpt-5.5", ["s" * 4000, "hello"]).line()
         await wait_for(pilot, lambda: activity_of(app) == with_prompt)
     assert server.requests == []
+
+
+def test_a_conversation_going_on_with_a_kept_model_is_estimated_and_keyed_for_that_model() -> None:
+    """A compare's reply kept: the conversation's next message goes to its model, so the
+    estimate prices that model, and the pane's "Next message" line names it and the key it
+    goes with (the provider's own, never the bot's key for another provider)."""
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext
+
+    store = open_key_store(app_paths())
+    store.set(entry_name("mistral"), "M" * 32)
+    context = AppContext.open(open_services())
+    bot = context.db.default_bot("openai", "gpt-5.5")
+    context.db.set_bot_key(bot.id, KEY)
+    conversation = context.db.create_conversation(bot.id, "compared")
+    context.db.add_message(conversation.id, "user", "2+2?")
+    reply = context.db.add_message(
+        conversation.id, "assistant", "Four.", provider="mistral", model="mistral-small-latest"
+    )
+    context.db.switch_to(reply.id, keep_its_model=True)
+    data = AppData(context)
+    try:
+        line = data.estimate(bot.id, conversation.id, "And 3+3?")
+        key = data.key_in_use(bot.id, conversation.id)
+        elsewhere = data.key_in_use(bot.id)
+    finally:
+        data.close()
+    texts = ["", "2+2?", "Four.", "And 3+3?"]
+    assert line == estimate("mistral", "mistral-small-latest", texts).line()
+    assert key.found and "mistral-small-latest" in key.line and "per-bot" not in key.line
+    assert "mistral" not in elsewhere.line, "the bot's other conversations use the bot's model"

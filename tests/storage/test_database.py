@@ -167,3 +167,28 @@ def test_conversations_are_read_a_page_at_a_time_newest_first(db_path: Path) -> 
     assert store.conversation_count(bot.id) == 7
     assert [store.conversation_count(bot.id, newer_than=c) for c in everything] == list(range(7))
     assert not store.has_conversations(bot.id + 1) and store.has_conversations(bot.id)
+
+
+def test_a_kept_reply_s_model_holds_for_its_conversation_until_the_bot_s_model_changes(
+    db_path: Path,
+) -> None:
+    """A compare's reply kept: its conversation's next messages go to its provider and model
+    (stored, so a later start keeps them); saving the bot with another provider or model
+    gives every conversation of the bot the bot's model again; saving anything else does not."""
+    from dataclasses import replace
+
+    store = Store(db_path)
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    conversation = store.create_conversation(bot.id, "Compared")
+    asked = store.add_message(conversation.id, "user", "2+2?")
+    reply = store.add_message(
+        conversation.id, "assistant", "Four.", provider="mistral", model="mistral-small-latest"
+    )
+    store.switch_to(asked.id)
+    assert store.conversation(conversation.id).continues_on is None
+    store.switch_to(reply.id, keep_its_model=True)
+    assert store.conversation(conversation.id).continues_on == "mistral:mistral-small-latest"
+    store.update_bot(bot.id, replace(bot.config, temperature=0.2))
+    assert store.conversation(conversation.id).continues_on == "mistral:mistral-small-latest"
+    store.update_bot(bot.id, replace(bot.config, model="gpt-5.5"))
+    assert store.conversation(conversation.id).continues_on is None
