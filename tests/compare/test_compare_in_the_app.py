@@ -84,16 +84,20 @@ async def test_three_targets_stream_side_by_side_and_a_refusal_stays_in_its_colu
     assert bodies[0][-1]["content"] == "2+2?"
 
 
+async def keep_mistral_s_reply(pilot: Pilot[None], app: ByokApp) -> None:
+    """Compare, keep the third column's reply (Mistral's), and wait until the chat shows it."""
+    screen = await compare(pilot, app)
+    await all_ended(pilot, screen)
+    await pilot.press("3", "k")
+    await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
+    await wait_for(pilot, lambda: replies(app)[-1:] == ["Four. "], 15)
+
+
 async def test_keep_makes_a_reply_the_conversation_s_and_the_others_its_alternatives() -> None:
     with provider_server(by_model) as server:
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
-            screen = await compare(pilot, app)
-            await all_ended(pilot, screen)
-            await pilot.press("3")  # mistral's column
-            await pilot.press("k")
-            await wait_for(pilot, lambda: not isinstance(app.screen, CompareScreen), 15)
-            await wait_for(pilot, lambda: replies(app)[-1:] == ["Four. "], 15)
+            await keep_mistral_s_reply(pilot, app)
             bot = store().bot("Default")
             assert store().settings().get(f"compare.targets.{bot.id}") == TARGETS
             # The conversation goes on with the model kept; the bot's own is unchanged.
@@ -116,10 +120,7 @@ async def test_the_kept_model_holds_for_the_conversation_after_a_restart() -> No
     with provider_server(by_model) as server:
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
-            screen = await compare(pilot, app)
-            await all_ended(pilot, screen)
-            await pilot.press("3", "k")  # mistral's column
-            await wait_for(pilot, lambda: replies(app)[-1:] == ["Four. "], 15)
+            await keep_mistral_s_reply(pilot, app)
         again = app_on(server)
         async with again.run_test(size=(150, 40)) as pilot:
             await settle(pilot)
@@ -139,9 +140,7 @@ async def test_the_bot_s_model_can_be_chosen_again_for_the_conversation() -> Non
     with provider_server(by_model) as server:
         app = app_on(server)
         async with app.run_test(size=(150, 40)) as pilot:
-            screen = await compare(pilot, app)
-            await all_ended(pilot, screen)
-            await pilot.press("3", "k")  # mistral's column
+            await keep_mistral_s_reply(pilot, app)
             await wait_for(pilot, lambda: "mistral-small-latest" in next_message(app), 15)
             chat(app).action_use_bot_model()
             await wait_for(pilot, lambda: "mistral" not in next_message(app), 15)
