@@ -175,7 +175,7 @@ class ChatColumn(ColumnBase):
         self._unechoed, self._echoed_files = text, self._outgoing
         self._request_left.clear()
         self._hold_frames()
-        self.set_timer(ECHO_GRACE, self._echo)
+        self.set_timer(ECHO_GRACE, self._echo_grace_over)
         if not self._ready.is_set():
             # Its conversation is still being read: keep the message now, store it there
             # once it is open, so that nothing is lost if the process dies meanwhile.

@@ -37,6 +37,10 @@ from byok_tui.widgets.reply_stream import ReplyStream
 from byok_tui.widgets.transcript import Transcript
 
 ECHO_GRACE = 0.03  # longest a sent message waits for its request to be on the wire
+# Longest the first drawing of a conversation just opened waits for the request of a message
+# sent while it opened (at start, the page's replies rendered took 100-300 ms of the event
+# loop between the send's steps, and the request left that much later).
+OPENED_PAGE_GRACE = 0.5
 # A long conversation's history is read ahead of its next send this long after it opened:
 # its ~40 ms of Python (100,000 messages) read while the page was laid out and scrolled made
 # the opening 50-100 ms longer (benchmark 3 alone: 1.44x with it, 1.18x without). A send
@@ -83,6 +87,7 @@ class ColumnBase(Vertical):
         self._unechoed: str | None = None  # sent text not drawn in the transcript yet
         self._echoed_files: list[Attachment] = []  # and the files it carries
         self._frames_held: contextlib.ExitStack | None = None  # no frame drawn meanwhile
+        self._page_waits = False  # the page just opened waits for a request to leave
         self._read_ahead_timer: Timer | None = None
         self._send: Worker[None] | None = None
         self._schedule = SendSchedule()  # retries and fallbacks counting down
@@ -134,6 +139,12 @@ class ColumnBase(Vertical):
                 self._read_ahead_soon(bot_id, conversation.id)
         self._ready.set()
         self._echo()  # a message sent while this conversation opened, under its history
+        if page is not None and not self._request_left.is_set():
+            # That message's request goes first: the page (and the message under it) is
+            # drawn once it has left (_echo) or OPENED_PAGE_GRACE has passed.
+            self._hold_frames()
+            self._page_waits = True
+            self.set_timer(OPENED_PAGE_GRACE, self._release_frames)
         self.draft_goes_elsewhere()
 
     def draft_goes_elsewhere(self) -> None:
@@ -243,7 +254,14 @@ class ColumnBase(Vertical):
             self._frames_held = contextlib.ExitStack()
             self._frames_held.enter_context(self.app.batch_update())
 
+    def _echo_grace_over(self) -> None:
+        """ECHO_GRACE after Enter: what Enter changed is drawn, the request gone or not;
+        unless a conversation opened meanwhile waits for the request itself."""
+        if not self._page_waits:
+            self._echo()
+
     def _release_frames(self) -> None:
+        self._page_waits = False
         held, self._frames_held = self._frames_held, None
         if held is not None:
             held.close()

@@ -226,6 +226,44 @@ async def test_a_message_sent_in_the_first_frame_leaves_before_the_config_pane_i
         sys.setswitchinterval(startup.RUNNING_SWITCH_INTERVAL)
 
 
+async def test_a_message_sent_in_the_first_frame_leaves_before_the_opened_page_is_drawn(
+    held_at_start: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Drawing the conversation opened at start (every reply on its page rendered: 100-300 ms
+    of the event loop in a terminal) waits for a message the user sent meanwhile: its request
+    leaves first, then the page and the message under it are drawn."""
+    from byok_tui.app_services.services import open_services, open_store
+    from byok_tui.widgets import markdown_parts
+
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    store = open_store(open_services())
+    bot = store.default_bot("openai", "gpt-5.4-mini")
+    conversation = store.create_conversation(bot.id, "long")
+    stored = "A stored reply with `code` and **bold**.\n\n" * 40
+    store.add_message(conversation.id, "user", "tell me")
+    store.add_message(conversation.id, "assistant", stored, provider="openai", model="gpt-5.4-mini")
+    store.set_last_opened(bot.id, conversation.id)
+    fake = FakeProviders()
+    fake.enqueue("Hello")
+    requests_when_drawn: list[int] = []
+    render_markdown = markdown_parts.render_markdown
+
+    def recorded(text: str, *, continued: bool = False) -> object:
+        if text == stored and not requests_when_drawn:
+            requests_when_drawn.append(len(fake.requests))
+        return render_markdown(text, continued=continued)
+
+    monkeypatch.setattr(markdown_parts, "render_markdown", recorded)
+    app = app_answered_by(fake)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press(*"hello", "enter")
+        held_at_start.set()
+        await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+        await wait_for(pilot, lambda: replies(app)[-1:] == ["Hello"])
+        await wait_for(pilot, lambda: bool(requests_when_drawn))
+        assert requests_when_drawn == [1], "the page was drawn before the request left"
+
+
 @pytest.mark.parametrize("backend", ["file", "keyring"])
 async def test_start_up_reads_each_stored_key_once(
     backend: str, monkeypatch: pytest.MonkeyPatch
