@@ -267,8 +267,9 @@ class MarkdownText(Widget):
         return part.lines
 
     def _render_part(self, part: Part, width: int) -> list[Strip]:
-        # Kept unless it is a streaming reply's unfinished block, drawn anew at each frame.
-        keep = part is not self.live or not self._streamed
+        # Kept only for text given whole (a stored reply, shown again as the same text): a
+        # streamed reply's parts change or are never drawn alone again.
+        keep = not self._streamed
         return part.render(self.app.console, self.app.console_options, width, keep=keep)
 
     def _height(self, part: Part, width: int) -> int:
