@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from byok_tui import __version__
+from byok_tui.core.money import format_usd
 from byok_tui.core.records import Bot, Conversation, Message
 from byok_tui.core.redaction import redact_keys
 
@@ -54,8 +55,6 @@ def _alternatives_line(others: list[Message]) -> str:
     """The other replies to the same message (a compare's other targets, a regeneration):
     each one's model and figures, or its error; their text stays in the app and the JSON
     export."""
-    from byok_tui.core.money import format_usd
-
     said = []
     for other in others:
         figures = [" ".join(part for part in (other.provider, other.model) if part) or "?"]
