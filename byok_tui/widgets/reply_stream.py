@@ -93,11 +93,17 @@ class ReplyStream:
             # The loop's own timer, the flush then run by the owner as set_timer would: a
             # Textual timer is a task of its own, made and ended ten times a second.
             loop = asyncio.get_running_loop()
-            self._due = loop.call_later(wait, self._owner.call_next, self.flush)
+            self._due = loop.call_later(wait, self._owner.call_next, self._flush_if_due)
         else:
             # After the writer's turn, so that what arrives in the same read goes out together
             # (not a zero-delay timer: Textual's timer divides by its interval).
-            self._owner.call_later(self.flush)
+            self._owner.call_later(self._flush_if_due)
+
+    def _flush_if_due(self) -> None:
+        # A flush asked for may find the text already shown, by the reply's end (its final
+        # flush, in the same turn): it must not lay out lines ahead of an ended reply again.
+        if self._flush_due:
+            self.flush()
 
     def flush(self, *, final: bool = False) -> None:
         """Show what was written; `final`: all of it, keys held back included (the reply ended)."""
