@@ -26,6 +26,7 @@ from benchmarks.in_terminal import bench_terminal_start, bench_terminal_stream
 from benchmarks.server import bench_server
 from benchmarks.support import (
     PYTHON,
+    SETTLING,
     Result,
     StallMonitor,
     Terminal,
@@ -36,6 +37,7 @@ from benchmarks.support import (
     launch_until,
     make_home,
     rss_mb,
+    settle,
     workers_done,
 )
 
@@ -93,7 +95,7 @@ def _start_app(env: dict[str, str], typing: bool) -> tuple[float, float, float |
                     waiting[key_bytes] = (typed, (drawn + got)[-256:])
         if typing:
             return composer - started, chat, echoes
-        terminal.drain(composer + SETTLE - time.perf_counter())
+        terminal.drain(composer + settle(SETTLE) - time.perf_counter())
         return composer - started, chat, rss_mb(terminal.proc.pid)
     finally:
         terminal.close()
@@ -107,7 +109,7 @@ def _loaded_modules(env: dict[str, str], work: Path) -> Path:
     terminal = Terminal([PYTHON, str(HERE / "loaded_modules.py"), str(listing)], env, (120, 40))
     try:
         composer = terminal.wait_for(b"Enter sends")
-        terminal.drain(composer + SETTLE - time.perf_counter())
+        terminal.drain(composer + settle(SETTLE) - time.perf_counter())
         listing.with_name(listing.name + ".now").touch()
         deadline = time.perf_counter() + 10
         while not listing.exists():
@@ -140,7 +142,7 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, Memory]:
     app_memory, base_memory = [], []
     for _ in range(runs):
         elapsed, _same, memory = launch_until(
-            [PYTHON, str(HERE / "minimal_app.py")], env, b"minimal-app-ready", settle=SETTLE
+            [PYTHON, str(HERE / "minimal_app.py")], env, b"minimal-app-ready", settle=settle(SETTLE)
         )
         base_times.append(elapsed)
         base_memory.append(memory)
@@ -161,7 +163,7 @@ def bench_startup(work: Path, quick: bool) -> tuple[Result, Memory]:
     for _ in range(1 if quick else 3):
         for loads, memories in (("--libraries", floor_memory), ("--modules", code_memory)):
             argv = [PYTHON, str(HERE / "minimal_app.py"), loads, loaded]
-            memories.append(launch_until(argv, env, b"minimal-app-ready", settle=SETTLE)[2])
+            memories.append(launch_until(argv, env, b"minimal-app-ready", settle=settle(SETTLE))[2])
     first_echoes = [echoes[0] for echoes in typed]  # type: ignore[index]
     worst_echo = max(max(echoes) for echoes in typed)  # type: ignore[arg-type]
     # Also reported: the default key store with no key file yet (a fresh install, or keys
@@ -421,7 +423,7 @@ async def _open_large(env: dict[str, str]) -> tuple[float, float]:
                 transcript.scroll_end(animate=False)
                 await asyncio.sleep(0.005)
             opened = time.perf_counter() - started
-            await asyncio.sleep(0.5)  # what is laid out after it is on screen counts too
+            await asyncio.sleep(settle(0.5))  # what is laid out after it is on screen counts too
             monitor.stop()
             return opened, monitor.longest
 
@@ -486,7 +488,7 @@ def _paced_app_round(env: dict[str, str], server: Any, typing: bool) -> tuple[fl
     terminal = app_terminal(env)
     try:
         terminal.wait_for(b"Enter sends")
-        terminal.drain(1.0)  # the start-up's own work (the local runtime's probe) is over
+        terminal.drain(settle(1.0))  # the start-up's own work (the local runtime's probe) is over
         terminal.seen = b""
         for key in "hello":
             os.write(terminal.leader, key.encode())
@@ -505,7 +507,7 @@ def _paced_app_round(env: dict[str, str], server: Any, typing: bool) -> tuple[fl
             if typing and len(server.first_byte) > count:
                 echoes.append(terminal.echo(next(keys)))
             terminal.drain(0.4)
-        terminal.drain(0.3)  # the last text drawn, the line under it updated
+        terminal.drain(settle(0.3))  # the last text drawn, the line under it updated
         return terminal.cpu_seconds() - cpu, echoes
     finally:
         terminal.close()
@@ -552,11 +554,11 @@ def bench_paced_stream(work: Path, quick: bool) -> Result:
         terminal = app_terminal(env)
         try:
             terminal.wait_for(b"Enter sends")
-            terminal.drain(1.0)
+            terminal.drain(settle(1.0))
             idle = []
             for key in ECHO_KEYS[:8]:
                 idle.append(terminal.echo(key))
-                terminal.drain(0.2)
+                terminal.drain(settle(0.2))
         finally:
             terminal.close()
     idle_median = statistics.median(idle)
@@ -918,6 +920,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     only = set(args.only or range(1, 17))
+    if args.quick:
+        SETTLING.share = 0.25
     results: list[Result] = []
     compile_like_an_install()
     with tempfile.TemporaryDirectory(prefix="byok-bench-") as tmp:

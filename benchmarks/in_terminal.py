@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from benchmarks.server import bench_server
-from benchmarks.support import PYTHON, Result, forget_drafts, make_home
+from benchmarks.support import PYTHON, Result, forget_drafts, make_home, settle
 from benchmarks.tmux_terminal import TmuxTerminal
 
 HERE = Path(__file__).resolve().parent
@@ -58,7 +58,7 @@ def _reply_round(
             if typing and len(server.first_byte) > count:  # type: ignore[attr-defined]
                 echoes.append(terminal.echo(next(keys)))
             time.sleep(0.4)
-        time.sleep(0.3)  # the last text drawn, the line under it updated
+        time.sleep(settle(0.3))  # the last text drawn, the line under it updated
         cpu = terminal.cpu_seconds() - cpu
     if typing:  # what was typed meanwhile goes, before the next message
         terminal.press("C-u")
@@ -93,7 +93,7 @@ def bench_terminal_stream(work: Path, quick: bool) -> Result:
             terminal = TmuxTerminal([PYTHON, "-m", "byok_tui"], env, SIZE, work / "tmux")
             try:
                 terminal.wait_for("Enter sends")
-                time.sleep(1.0)  # the start-up's own work is over
+                time.sleep(settle(1.0))  # the start-up's own work is over
                 for number in range(2):
                     cpu, data, _ = _reply_round(terminal, server, typing=False)
                     cpus.append(cpu)
@@ -103,7 +103,7 @@ def bench_terminal_stream(work: Path, quick: bool) -> Result:
                 with terminal.recording():
                     for key in ECHO_KEYS[:6]:
                         idle.append(terminal.echo(key))
-                        time.sleep(0.2)
+                        time.sleep(settle(0.2))
                 terminal.press("C-u")
                 echoes += _reply_round(terminal, server, typing=True)[2]
             finally:
@@ -149,7 +149,7 @@ def bench_terminal_start(work: Path, quick: bool) -> Result:
                 minimal_ready.append(
                     terminal.wait_for("minimal-app-ready", every=0.002) - terminal.started
                 )
-                time.sleep(2.0)
+                time.sleep(settle(2.0))
                 minimal_memory.append(terminal.resident_mb())
             finally:
                 terminal.close()
@@ -170,7 +170,7 @@ def bench_terminal_start(work: Path, quick: bool) -> Result:
                 while len(server.arrivals) == count and time.perf_counter() < deadline:
                     time.sleep(0.001)
                 sends.append(server.arrivals[-1] - entered)
-                time.sleep(max(0.0, shown + 2.0 - time.perf_counter()))
+                time.sleep(max(0.0, shown + settle(2.0) - time.perf_counter()))
                 memory.append(terminal.resident_mb())
             finally:
                 terminal.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmarks.in_terminal import ECHO_KEYS, SIZE, _reply_round
 from benchmarks.server import bench_server
-from benchmarks.support import PYTHON, Result, forget_drafts, make_home
+from benchmarks.support import PYTHON, Result, forget_drafts, make_home, settle
 from benchmarks.tmux_terminal import TmuxTerminal
 
 TARGETS = "openai:gpt-5.4-mini, groq:llama-3.3-70b-versatile, mistral:mistral-small-latest"
@@ -51,7 +51,7 @@ def _compare_round(
             if typing and len(server.first_byte) >= count + 3:  # type: ignore[attr-defined]
                 echoes.append(terminal.echo(next(keys)))
             time.sleep(0.4)
-        time.sleep(0.3)
+        time.sleep(settle(0.3))  # the last text drawn
         cpu = terminal.cpu_seconds() - cpu
         size = written.stat().st_size
     time.sleep(0.5)
@@ -83,7 +83,7 @@ def bench_terminal_compare(work: Path, quick: bool) -> Result:
             terminal = TmuxTerminal([PYTHON, "-m", "byok_tui"], env, SIZE, work / "tmux")
             try:
                 terminal.wait_for("Enter sends")
-                time.sleep(1.0)
+                time.sleep(settle(1.0))  # the start-up's own work is over
                 single.append(_reply_round(terminal, server, typing=False)[0])
                 cpu, size, _ = _compare_round(terminal, server, typing=False)
                 three.append(cpu)

@@ -41,6 +41,23 @@ class Result:
     met: bool | None
 
 
+@dataclass
+class Settling:
+    """How long a benchmark waits for the app's own work to settle before it reads a figure:
+    as long as the figure needs, or a quarter of it in smoke mode (`--quick` checks that each
+    benchmark runs and reports, not its figures; the test suite runs it, alone)."""
+
+    share: float = 1.0
+
+
+SETTLING = Settling()
+
+
+def settle(seconds: float) -> float:
+    """`seconds` of settling, as this run waits them (see Settling)."""
+    return seconds * SETTLING.share
+
+
 PROSE = "The quick brown fox jumps over the lazy dog. " * 6
 LIST = "- first point\n- second point with `code`\n- third point\n"
 CODE = "```python\ndef add(a, b):\n    return a + b\n```\n"
