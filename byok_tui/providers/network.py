@@ -14,10 +14,11 @@ them, so httpx maps them as usual. Never logs or keeps what it writes: a request
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import ssl
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpcore
 
@@ -32,6 +33,8 @@ UNREAD_LIMIT = 1 << 16
 # Between attempts at a host's next address when the first has not answered (RFC 8305's
 # recommendation, as anyio's connect does).
 HAPPY_EYEBALLS_DELAY = 0.25
+
+T = TypeVar("T")
 
 SocketOption = (
     tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
@@ -85,7 +88,12 @@ class _Connection(asyncio.Protocol):
         """Until the loop tells something new of the socket; TimeoutError after `timeout`."""
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        expiry = None if timeout is None else loop.call_later(timeout, _expire, waiter)
+        # In a context of its own (see _apart): a timer cancelled stays queued until it was due.
+        expiry = (
+            None
+            if timeout is None
+            else loop.call_later(timeout, _expire, waiter, context=contextvars.Context())
+        )
         try:
             await waiter
         finally:
@@ -103,7 +111,8 @@ class _Connection(asyncio.Protocol):
         if self.reading_paused and len(self.unread) <= UNREAD_LIMIT // 2:
             self.reading_paused = False
             if self.transport is not None and not self.transport.is_closing():
-                self.transport.resume_reading()
+                # The loop reads the socket in the context the reading resumes in (_apart).
+                contextvars.Context().run(self.transport.resume_reading)
         return taken
 
     def _wake(self) -> None:
@@ -172,9 +181,13 @@ class ProtocolStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectError("the connection is closed")
         loop = asyncio.get_running_loop()
         try:
-            secured = await asyncio.wait_for(
-                loop.start_tls(transport, connection, ssl_context, server_hostname=server_hostname),
-                timeout,
+            secured = await _apart(
+                asyncio.wait_for(
+                    loop.start_tls(
+                        transport, connection, ssl_context, server_hostname=server_hostname
+                    ),
+                    timeout,
+                )
             )
         except TimeoutError:
             transport.close()
@@ -224,7 +237,7 @@ class ProtocolBackend(httpcore.AsyncNetworkBackend):
             local_addr=None if local_address is None else (local_address, 0),
             happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
         )
-        return _opened(await _connected(connecting, timeout), socket_options)
+        return _opened(await _apart(_connected(connecting, timeout)), socket_options)
 
     async def connect_unix_socket(
         self,
@@ -234,10 +247,20 @@ class ProtocolBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         connecting = loop.create_unix_connection(_Connection, path)
-        return _opened(await _connected(connecting, timeout), socket_options)
+        return _opened(await _apart(_connected(connecting, timeout)), socket_options)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
+
+
+async def _apart(work: Coroutine[Any, Any, T]) -> T:
+    """`work` run in a context of its own, not the caller's. The loop keeps the context a
+    callback was scheduled in: a connection's socket is read in the context it was opened
+    (or its reading resumed) in, for as long as it stays pooled, and a timer cancelled stays
+    queued until it was due (minutes, for a timeout). In the caller's context, either kept
+    what that context holds (in the app, the UI's worker that sent, and its screen) alive
+    as long."""
+    return await asyncio.get_running_loop().create_task(work, context=contextvars.Context())
 
 
 async def _connected(

@@ -6,11 +6,14 @@ writing held back and resumed, and an idle connection the server closed never re
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import gc
 import socket
 import ssl
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -278,3 +281,43 @@ async def test_a_read_of_bytes_already_waiting_lets_the_loop_run_first() -> None
         assert await stream.read(10, timeout=5) == b"x" * 10
         assert ran, "the read returned without letting the loop run"
         await stream.aclose()
+
+
+async def test_a_reader_s_context_is_not_kept_once_its_read_is_done() -> None:
+    """What the reading task's context holds (in the app: the UI worker reading, and through
+    it its screen) is freed once the read is done, while the connection stays pooled for
+    the next request: neither the read's timeout timers, cancelled but queued in the loop
+    until they were due (a minute here), nor the loop's reading of the pooled socket keep
+    that context."""
+    held: contextvars.ContextVar[object] = contextvars.ContextVar("held")
+
+    class Screen:  # what a UI worker's context reaches
+        pass
+
+    def in_pieces(connection: socket.socket) -> None:
+        read_request(connection)
+        connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 30\r\n\r\n")
+        for _ in range(3):  # each piece waited for: a read with a timer of its own
+            time.sleep(0.05)
+            connection.sendall(b"ten bytes.")
+        time.sleep(2)  # kept open: the connection stays in the pool
+        connection.close()
+
+    async def read_holding(client: httpx.AsyncClient, url: str) -> weakref.ref[Screen]:
+        screen = Screen()
+        held.set(screen)
+        reply = await client.get(url, timeout=60)
+        assert reply.content == b"ten bytes." * 3
+        return weakref.ref(screen)
+
+    loop = asyncio.get_running_loop()
+    # Due sooner than the read's timers, as the app's own timers always are: cancelled
+    # timers behind it stay queued (the loop drops them only from the queue's head).
+    sooner = loop.call_later(30, lambda: None, context=contextvars.Context())
+    with raw_server(in_pieces) as port:
+        async with client_through(ProtocolBackend()) as client:
+            left = await asyncio.create_task(read_holding(client, f"http://127.0.0.1:{port}/"))
+            await asyncio.sleep(0)  # the loop's callback that woke this step held the task
+            gc.collect()
+            assert left() is None, "the reader's context is kept after its read"
+    sooner.cancel()
