@@ -5,7 +5,7 @@ never on the UI thread. Plain data; no Textual.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from rich.text import Text
@@ -278,8 +278,6 @@ def _with_a_known_provider(context: AppContext, bot: Bot, keys: KeyStore) -> tup
     """`bot`, moved to the starting provider when its own is not defined any more (a provider
     the user defined, removed from the config file): the bot stays usable, and the screen says
     so. Returns the bot and the id of the provider it lost (None when it lost none)."""
-    from dataclasses import replace
-
     from byok_tui.app_services.services import starting_provider
     from byok_tui.core.registry import UnknownProviderError
 
@@ -290,6 +288,22 @@ def _with_a_known_provider(context: AppContext, bot: Bot, keys: KeyStore) -> tup
         config = replace(bot.config, provider=start.id, model=start.default_model)
         return context.db.update_bot(bot.id, config), bot.config.provider
     return bot, None
+
+
+def _with_a_known_kept_model(store: Store, conversation: Conversation) -> Conversation:
+    """`conversation`, given its bot's model again when the provider of a compare's reply
+    kept in it is not defined any more (as _with_a_known_provider does for a bot)."""
+    from byok_tui.core.registry import UnknownProviderError
+
+    provider = (conversation.continues_on or "").partition(":")[0]
+    if not provider:
+        return conversation
+    try:
+        get_provider(provider)
+    except UnknownProviderError:
+        store.use_bot_model(conversation.id)
+        return replace(conversation, continues_on=None)
+    return conversation
 
 
 def read_state(
@@ -325,6 +339,8 @@ def read_state(
     conversations = store.conversations(bot.id, limit=listed)
     if conversation is None and conversation_id != 0 and conversations:
         conversation = conversations[0]  # the latest (also for one deleted since)
+    if conversation is not None:
+        conversation = _with_a_known_kept_model(store, conversation)
     global_key = ""
     if get_provider(bot.config.provider).needs_key:
         try:

@@ -235,3 +235,29 @@ def test_a_conversation_going_on_with_a_kept_model_is_estimated_and_keyed_for_th
     assert line == estimate("mistral", "mistral-small-latest", texts).line()
     assert key.found and "mistral-small-latest" in key.line and "per-bot" not in key.line
     assert "mistral" not in elsewhere.line, "the bot's other conversations use the bot's model"
+
+
+def test_a_kept_model_on_a_provider_removed_since_gives_the_conversation_the_bot_s_model() -> None:
+    """A compare's reply kept from a provider the user defined, then removed from the config
+    file: the conversation still opens (never a crash), on the bot's own model, as a bot
+    on a removed provider is moved to one that exists."""
+    from byok_tui.app_services.app_data import AppData
+    from byok_tui.app_services.services import AppContext
+
+    context = AppContext.open(open_services())
+    bot = context.db.default_bot("openai", "gpt-5.5")
+    conversation = context.db.create_conversation(bot.id, "compared")
+    context.db.add_message(conversation.id, "user", "2+2?")
+    reply = context.db.add_message(
+        conversation.id, "assistant", "Four.", provider="lmstudio", model="qwen-7b"
+    )
+    context.db.switch_to(reply.id, keep_its_model=True)  # lmstudio is defined nowhere now
+    data = AppData(context)
+    try:
+        state = data.chat_state(bot.id, conversation.id)
+        line = data.estimate(bot.id, conversation.id, "And 3+3?")
+    finally:
+        data.close()
+    assert state.conversation is not None and state.conversation.continues_on is None
+    assert "qwen-7b" not in state.key_in_use.line
+    assert line == estimate("openai", "gpt-5.5", ["", "2+2?", "Four.", "And 3+3?"]).line()
