@@ -6,7 +6,6 @@ of its own; a reply that keeps calling stops after ten; the calls are kept with 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,10 +15,11 @@ from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
+from tests.support.mcp_tools import LIGHT_SERVER
 from tests.support.provider_server import ProviderServer, Reply, Seen, provider_server, sse
 
 REPO = Path(__file__).resolve().parents[2]
-SERVER = (sys.executable, "-m", "tests.support.mcp_server")
+SERVER = LIGHT_SERVER  # the SDK's own server: tests/tools/test_mcp_servers.py
 KEY = "gsk_" + "T" * 52
 
 

@@ -5,7 +5,6 @@ a share link or an export (a server of the same name elsewhere could do anything
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,9 @@ from byok_tui.core.records import BotConfig
 from byok_tui.storage.store import Store
 from byok_tui.storage.transfer import export_all
 from tests.support.cli import run_cli
+from tests.support.mcp_tools import LIGHT_SERVER
 
-SERVER = (sys.executable, "-m", "tests.support.mcp_server")
+SERVER = LIGHT_SERVER  # the SDK's own server: tests/tools/test_mcp_servers.py
 
 
 def store() -> Store:

@@ -1,8 +1,9 @@
-"""MCP servers held between calls, against the SDK's real stdio server: one process answers a
-message's listing and every call after it; it ends, whole, when the app or `ask` ends; one
-that died idle is started again when the next message lists its tools; one that died or
-timed out during a call is said with that call and started again at the next (a call is
-never run twice); a changed config entry starts it again with the new entry."""
+"""MCP servers held between calls, against a real stdio server (tests/support/mcp_light.py,
+started by the SDK's client as any server is): one process answers a message's listing and
+every call after it; it ends, whole, when the app or `ask` ends; one that died idle is
+started again when the next message lists its tools; one that died or timed out during a
+call is said with that call and started again at the next (a call is never run twice); a
+changed config entry starts it again with the new entry."""
 
 from __future__ import annotations
 
@@ -12,16 +13,23 @@ import hashlib
 import os
 import signal
 import time
+from typing import Any
 
 import pytest
 
 from byok_tui.tools.client import call_tool, list_tools
 from byok_tui.tools.held import HeldServers
+from byok_tui.tools.servers import ToolServer
 from tests.support.cli import run_cli
+from tests.support.mcp_tools import LIGHT_SERVER
 from tests.support.pilot import replies, replying, send, settle, wait_for
 from tests.support.provider_server import Seen, provider_server
-from tests.tools.test_mcp_servers import connection, stdio
+from tests.tools.test_mcp_servers import REPO, connection
 from tests.tools.test_tools_in_the_app import answers, app_on, calls_tool, dialog, ready
+
+
+def stdio(**extra: Any) -> ToolServer:
+    return ToolServer("test", LIGHT_SERVER[0], LIGHT_SERVER[1:], cwd=str(REPO), **extra)
 
 
 def alive(pid: int) -> bool:

@@ -11,7 +11,6 @@ import contextlib
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,9 +25,10 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.tools.client import call_tool, list_tools
 from byok_tui.tools.servers import ToolServer, configured_servers, parse_server
 from tests.support.cli import run_cli
+from tests.support.mcp_tools import SDK_SERVER
 
 REPO = Path(__file__).resolve().parents[2]
-SERVER = (sys.executable, "-m", "tests.support.mcp_server")
+SERVER = SDK_SERVER
 OPENAI_KEY = "sk-proj-" + "Q" * 60
 LEAKED_IN_ENV = {
     "OPENAI_API_KEY": "sk-proj-" + "E" * 60,

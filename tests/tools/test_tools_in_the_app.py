@@ -7,7 +7,6 @@ collapsed to one line."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -21,12 +20,13 @@ from byok_tui.screens.tool_approval import ToolApprovalDialog
 from byok_tui.storage.store import Store
 from byok_tui.widgets.tool_call import ToolCallView
 from tests.support.cli import run_cli
+from tests.support.mcp_tools import LIGHT_SERVER
 from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
 from tests.support.provider_server import ProviderServer, Reply, Seen, provider_server, sse
 from tests.tools.test_ask_with_tools import calls_weather
 
 REPO = Path(__file__).resolve().parents[2]
-SERVER = (sys.executable, "-m", "tests.support.mcp_server")
+SERVER = LIGHT_SERVER  # the SDK's own server: tests/tools/test_mcp_servers.py
 KEY = "gsk_" + "A" * 52
 TOLD = "Told: Oslo: snow for 1 day(s), -4 C."
 
