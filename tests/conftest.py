@@ -13,6 +13,7 @@ import keyring
 import pytest
 import pytest_textual_snapshot
 
+from byok_tui.compat import checked_version_installed
 from byok_tui.core.paths import app_paths
 from byok_tui.core.redaction import forget_secrets
 from byok_tui.core.registry import providers, use_custom_providers
@@ -32,6 +33,18 @@ class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):
 
 # snap_compare looks the extension up by this module-level name each time it runs.
 pytest_textual_snapshot.SVGImageExtension = TopLevelSVGExtension  # type: ignore[misc]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def quick_idle_checks() -> None:
+    """Pilot's `press` and `pause` wait until the process looks idle: sleeps of 20 ms until one
+    passes with under 1 ms of CPU (Textual's `_wait.wait_for_idle`). The suite makes thousands
+    of such waits; sleeps of 5 ms tell the same sooner. A test must never rely on a pause's
+    length: what a thread or a timer does is waited for by its condition (`wait_for`)."""
+    if checked_version_installed("textual"):  # a module constant, read at each wait
+        import textual._wait
+
+        textual._wait.SLEEP_GRANULARITY = 0.005
 
 
 @pytest.fixture(autouse=True)

@@ -140,6 +140,8 @@ async def test_6_changes_of_bindings_before_a_refresh_recompose_the_footer_once(
     monkeypatch.setattr(Footer, "recompose", counted)
     app = WithFooter()
     async with app.run_test(size=(60, 5)) as pilot:
+        while not app.query("FooterKey"):  # the start's own recompose: keys composed
+            await pilot.pause()
         await pilot.pause()
         recomposes.clear()
         for _ in range(4):  # four changes announced before the next refresh

@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable
 
 from textual.app import App
+from textual.css.query import NoMatches
 from textual.geometry import Offset
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -59,11 +60,19 @@ def _mounted_chat(screen: object) -> bool:
 
 
 async def wait_for(pilot: Pilot[None], check: Callable[[], bool], timeout: float = 10) -> None:
+    """Wait until `check()` holds; a widget it reads that is not mounted yet is a "not yet"."""
     deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
+    while not _holds(check):
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("the app never reached the expected state")
-        await pilot.pause(0.05)
+        await pilot.pause(0.01)
+
+
+def _holds(check: Callable[[], bool]) -> bool:
+    try:
+        return check()
+    except NoMatches:
+        return False
 
 
 def state(app: ByokApp) -> ChatState:
