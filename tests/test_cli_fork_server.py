@@ -1,0 +1,65 @@
+"""The tests' fork server (tests/support/cli_forkserver.py) runs `byok-tui` as a fresh process
+would: the same exit status, standard output and error, stdin read, environment and working
+folder. If it ever differs, every command-line test would test something else."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import FRESH_ENV, run_cli, starts_alike
+
+KEY = "sk-proj-" + "F" * 60
+
+
+def both(*args: str, env: dict[str, str] | None = None) -> tuple[Seen, Seen]:
+    """The run forked from the server, then the same run started afresh."""
+    forked = run_cli(*args, env=env)
+    fresh = run_cli(*args, env={**(env or {}), FRESH_ENV: "1"})
+    return _seen(forked), _seen(fresh)
+
+
+Seen = tuple[int, str, str]  # exit status, standard output, standard error
+
+
+def _seen(result: subprocess.CompletedProcess[str]) -> Seen:
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--version",), ("keys", "list"), ("keys", "nonsense"), ("models", "-p", "nowhere")],
+    ids=["version", "a-listing", "a-usage-error", "an-error-of-its-own"],
+)
+def test_a_forked_run_says_and_ends_as_a_fresh_one(args: tuple[str, ...]) -> None:
+    forked, fresh = both(*args)
+    assert forked == fresh
+
+
+def test_a_forked_run_reads_stdin_and_sees_the_environment_it_was_given() -> None:
+    assert run_cli("keys", "set", "openai", stdin=KEY + "\n").returncode == 0
+    forked, fresh = both("keys", "get", "openai")
+    assert forked == fresh == (0, KEY + "\n", "")
+    environ = {"GROQ_API_KEY": "gsk_" + "G" * 52}
+    for result in both("keys", "list", env=environ):  # (its "set N s ago" may differ)
+        groq = next(line for line in result[1].splitlines() if line.startswith("groq"))
+        assert "environment (GROQ_API_KEY)" in groq, groq
+
+
+def test_a_forked_run_works_in_the_folder_it_was_started_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("export", "here.json").returncode == 0
+    assert (tmp_path / "here.json").is_file()
+
+
+def test_an_interpreter_setting_of_its_own_is_started_afresh() -> None:
+    assert starts_alike({"PYTHONPATH": "a", "HOME": "x"}, {"PYTHONPATH": "a", "HOME": "y"})
+    assert not starts_alike({}, {"PYTHONIOENCODING": "cp1252"})
+    assert not starts_alike({"LANG": "C.UTF-8"}, {"LANG": "C"})
+    assert starts_alike({}, {"PYTHON_KEYRING_BACKEND": "x"})
+    assert os.environ.get(FRESH_ENV) != "1", "this suite's runs are forked"
