@@ -9,9 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.serial  # timed against real processes: alone, not beside others
+# Beside other tests: in smoke mode no figure is judged, and what a benchmark waits for has
+# room to spare on a loaded machine (30 s for a screen to show, 5 s for a key's echo).
 
 ROOT = Path(__file__).resolve().parent.parent
 

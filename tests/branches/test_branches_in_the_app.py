@@ -11,6 +11,7 @@ from tests.support.pilot import (
     app_answered_by,
     chat,
     replies,
+    replying,
     send,
     settle,
     user_messages,
@@ -108,7 +109,7 @@ async def test_a_reply_just_streamed_is_the_one_ctrl_g_answers_again() -> None:
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "Q2")
-        await wait_for(pilot, lambda: replies(app) == ["A1", "A2"])
+        await wait_for(pilot, lambda: replies(app) == ["A1", "A2"] and not replying(app))
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: replies(app) == ["A1", "A2, again"])
         assert fake.requests[1].texts == ["Q1", "A1", "Q2"]
