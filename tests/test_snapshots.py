@@ -8,9 +8,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Input, TextArea
 
 import byok_tui.app
 from byok_tui.app import ByokApp
@@ -22,7 +24,7 @@ from byok_tui.keys.overview import key_overview
 from byok_tui.screens.start import StartScreen
 from byok_tui.storage.store import Store
 from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
-from tests.support.pilot import make_app, settle
+from tests.support.pilot import chat, make_app, settle, wait_for, workers_done
 from tests.support.spend import some_spend
 
 MARKDOWN_REPLY = """# Reading a file in Python
@@ -67,6 +69,15 @@ ERRORS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def cursors_that_never_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blink never turns a cursor off or on in a snapshot: the blink timers' ticks do
+    nothing (a tick already on its way when `settled` stopped the blink drew the focused
+    composer without its cursor, under load). A cursor is shown where the focus is."""
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda _self: None)
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda _self: None)
+
+
 def store() -> Store:
     return open_store(open_services())
 
@@ -91,19 +102,17 @@ def a_conversation(title: str, pairs: list[tuple[str, str]]) -> None:
 
 async def settled(pilot: Pilot[None]) -> None:
     await settle(pilot)
-    await pilot.pause(0.3)  # focus has come to rest (the config pane mounts after the chat)
-    # A blinking cursor would be drawn or not depending on how long the test took: it is
-    # stopped, and shown where the focus is (turning the blink off while a field was not
-    # focused yet left its cursor hidden once the focus came: drawn or not by timing).
-    for _ in range(2):
-        # Twice: a CI run drew the focused composer without its cursor (toggled once more
-        # after the first pass, by something already on its way); the second pass sets it
-        # again from where the focus is, just before the capture.
-        for field in pilot.app.screen.query("TextArea, Input"):
-            field.cursor_blink = False  # type: ignore[attr-defined]
-            field._cursor_visible = field.has_focus  # type: ignore[attr-defined]
-            field.refresh()
-        await pilot.pause(0.3)
+    app = pilot.app
+    assert isinstance(app, ByokApp)
+    # The focus has come to rest once the config pane, mounted after the chat, is up.
+    await wait_for(pilot, lambda: chat(app).config_pane is not None)
+    await workers_done(app)
+    # Cursors never blink here (cursors_that_never_blink): each is shown where the focus is.
+    for field in pilot.app.screen.query("TextArea, Input"):
+        field.cursor_blink = False  # type: ignore[attr-defined]
+        field._cursor_visible = field.has_focus  # type: ignore[attr-defined]
+        field.refresh()
+    await pilot.pause()
 
 
 def test_empty_chat(snap_compare: Any) -> None:

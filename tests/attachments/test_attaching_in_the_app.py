@@ -120,7 +120,9 @@ async def test_a_pasted_path_becomes_a_chip_a_click_takes_it_off_and_text_stays_
         await wait_for(pilot, lambda: chips(app) == ["✕ 📎 my pixel.png · 70 B"])
         assert composer.text == ""
 
-        await pilot.click(chat(app).query_one("#attachments Button", Button))
+        remove = chat(app).query_one("#attachments Button", Button)
+        await wait_for(pilot, lambda: bool(remove.region))  # drawn: it can be clicked
+        await pilot.click(remove)
         await wait_for(pilot, lambda: chips(app) == [])
 
         composer.post_message(events.Paste("/etc/not-a-file-here"))

@@ -94,6 +94,9 @@ class ForkServer:
                 raise RuntimeError(f"the fork server for byok-tui runs did not start: {said}")
             time.sleep(0.01)
 
+    def running(self) -> bool:
+        return self._process.poll() is None
+
     def end(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             self._process.kill()
@@ -167,6 +170,6 @@ def _fork_server(environ: Mapping[str, str]) -> ForkServer | None:
     if not hasattr(os, "fork") or environ.get(FRESH_ENV) == "1":
         return None
     with _server_lock:
-        if _server is None:
+        if _server is None or not _server.running():
             _server = ForkServer(environ)
         return _server if starts_alike(_server.environ, environ) else None
