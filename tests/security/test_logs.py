@@ -18,6 +18,7 @@ from byok_tui.keys import entry_name, open_key_store, resolve_key
 from tests.support.cli import run_cli
 from tests.support.keys import ENV_KEY, FAKE_KEYS, PER_BOT_KEY
 from tests.support.loopback import json_server
+from tests.support.pilot import settle
 
 ALL_SECRETS = (*FAKE_KEYS.values(), PER_BOT_KEY, ENV_KEY)
 # Not shaped like any provider's key: only the remembered-secret layer can catch these.
@@ -60,10 +61,12 @@ async def test_a_debug_log_of_real_work_holds_no_key(
     app = build_app()
     async with app.run_test() as pilot:
         await pilot.press("r")
-        await pilot.pause(0.2)
         # Quit as the user does: leaving run_test without it tears the screens down with no
         # exit(), and a chat screen still mounting then failed in a Select's own on_mount
-        # (once in a clean-clone CI run, under load), which a user's quit passes over.
+        # (once in a clean-clone CI run, under load), which a user's quit passes over. Once
+        # the chat screen is up: Pilot waits on the screen's widgets after a key, and a chat
+        # screen pushed as the app quit never starts (30 s, then WaitForScreenTimeout).
+        await settle(pilot)
         await pilot.press("ctrl+q")
 
     # Real HTTP through httpx, which logs full URLs at INFO (the Gemini URL carries the key).
