@@ -630,7 +630,8 @@ async def test_a_reply_a_layout_drew_is_not_drawn_whole_again_at_its_next_flush(
         terminal.cells = [list(line) for line in afresh_now()]  # as the terminal shows it
         monkeypatch.setattr(Widget, "render_lines", recorded_render)
         monkeypatch.setattr(App, "_display", recorded_display)
-        await wait_for(pilot, lambda: "word 899" in "".join(replies(app)))
+        # 900 words, each frame drawn afresh to compare: ~12 s on a loaded machine.
+        await wait_for(pilot, lambda: "word 899" in "".join(replies(app)), timeout=40)
         await pilot.pause(0.3)
         assert transcript.scroll_y == transcript.max_scroll_y
     layouts = [asked for layout, asked in frames if layout]
