@@ -10,10 +10,15 @@ from typing import NamedTuple
 
 from rich.text import Text
 
-from byok_tui.app_services.services import AppContext, default_bot, follow_first_key
+from byok_tui.app_services.services import (
+    AppContext,
+    default_bot,
+    follow_first_key,
+    starting_provider,
+)
 from byok_tui.core.config import ConfigError
 from byok_tui.core.records import Bot, Conversation, Draft, KeyOverview, Spend, TranscriptPage
-from byok_tui.core.registry import Provider, get_provider, providers
+from byok_tui.core.registry import Provider, UnknownProviderError, get_provider, providers
 from byok_tui.core.runs import has_ended
 from byok_tui.core.sanitize import strip_terminal_controls
 from byok_tui.keys import (
@@ -278,9 +283,6 @@ def _with_a_known_provider(context: AppContext, bot: Bot, keys: KeyStore) -> tup
     """`bot`, moved to the starting provider when its own is not defined any more (a provider
     the user defined, removed from the config file): the bot stays usable, and the screen says
     so. Returns the bot and the id of the provider it lost (None when it lost none)."""
-    from byok_tui.app_services.services import starting_provider
-    from byok_tui.core.registry import UnknownProviderError
-
     try:
         get_provider(bot.config.provider)
     except UnknownProviderError:
@@ -293,8 +295,6 @@ def _with_a_known_provider(context: AppContext, bot: Bot, keys: KeyStore) -> tup
 def _with_a_known_kept_model(store: Store, conversation: Conversation) -> Conversation:
     """`conversation`, given its bot's model again when the provider of a compare's reply
     kept in it is not defined any more (as _with_a_known_provider does for a bot)."""
-    from byok_tui.core.registry import UnknownProviderError
-
     provider = (conversation.continues_on or "").partition(":")[0]
     if not provider:
         return conversation
