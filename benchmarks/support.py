@@ -45,7 +45,7 @@ class Result:
 class Settling:
     """How long a benchmark waits for the app's own work to settle before it reads a figure:
     as long as the figure needs, or a quarter of it in smoke mode (`--quick` checks that each
-    benchmark runs and reports, not its figures; the test suite runs it, alone)."""
+    benchmark runs and reports, not its figures: the test suite runs it)."""
 
     share: float = 1.0
 

@@ -10,19 +10,26 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import FRESH_ENV, run_cli, starts_alike
+from tests.support.cli import FRESH_ENV, fork_server, run_cli, starts_alike
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get(FRESH_ENV) == "1" or not hasattr(os, "fork"), reason="no run is forked"
+)
 
 KEY = "sk-proj-" + "F" * 60
 
 
+Seen = tuple[int, str, str]  # exit status, standard output, standard error
+
+
 def both(*args: str, env: dict[str, str] | None = None) -> tuple[Seen, Seen]:
     """The run forked from the server, then the same run started afresh."""
-    forked = run_cli(*args, env=env)
+    environ = {**os.environ, **(env or {})}
+    server = fork_server(environ)
+    assert server is not None, "this run would not be forked"
+    forked = server.run(list(args), "", environ, 60)
     fresh = run_cli(*args, env={**(env or {}), FRESH_ENV: "1"})
     return _seen(forked), _seen(fresh)
-
-
-Seen = tuple[int, str, str]  # exit status, standard output, standard error
 
 
 def _seen(result: subprocess.CompletedProcess[str]) -> Seen:
@@ -62,4 +69,3 @@ def test_an_interpreter_setting_of_its_own_is_started_afresh() -> None:
     assert not starts_alike({}, {"PYTHONIOENCODING": "cp1252"})
     assert not starts_alike({"LANG": "C.UTF-8"}, {"LANG": "C"})
     assert starts_alike({}, {"PYTHON_KEYRING_BACKEND": "x"})
-    assert os.environ.get(FRESH_ENV) != "1", "this suite's runs are forked"

@@ -45,6 +45,7 @@ from byok_tui.compat import (
 from byok_tui.widgets.following_scroll import FollowingScroll
 from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.transcript import Transcript
+from tests.support.pilot import wait_for
 
 pytestmark = pytest.mark.internals
 
@@ -140,8 +141,7 @@ async def test_6_changes_of_bindings_before_a_refresh_recompose_the_footer_once(
     monkeypatch.setattr(Footer, "recompose", counted)
     app = WithFooter()
     async with app.run_test(size=(60, 5)) as pilot:
-        while not app.query("FooterKey"):  # the start's own recompose: keys composed
-            await pilot.pause()
+        await wait_for(pilot, lambda: bool(app.query("FooterKey")))  # the start's recompose
         await pilot.pause()
         recomposes.clear()
         for _ in range(4):  # four changes announced before the next refresh

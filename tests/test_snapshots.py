@@ -17,6 +17,7 @@ from textual.widgets import Input, TextArea
 import byok_tui.app
 from byok_tui.app import ByokApp
 from byok_tui.app_services.services import open_services, open_store
+from byok_tui.compat import checked_version_installed
 from byok_tui.core.paths import app_paths
 from byok_tui.core.registry import providers
 from byok_tui.keys import entry_name, open_key_store
@@ -73,9 +74,11 @@ ERRORS = [
 def cursors_that_never_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     """A blink never turns a cursor off or on in a snapshot: the blink timers' ticks do
     nothing (a tick already on its way when `settled` stopped the blink drew the focused
-    composer without its cursor, under load). A cursor is shown where the focus is."""
-    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda _self: None)
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda _self: None)
+    composer without its cursor, under load). A cursor is shown where the focus is. The
+    ticks are Textual's private methods: replaced only on the version compat.py checked."""
+    if checked_version_installed("textual"):
+        monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda _self: None)
+        monkeypatch.setattr(Input, "_toggle_cursor", lambda _self: None)
 
 
 def store() -> Store:

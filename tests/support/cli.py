@@ -41,7 +41,7 @@ def run_cli(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    server = _fork_server(full_env) if stdin is not None and encoding is None else None
+    server = fork_server(full_env) if stdin is not None and encoding is None else None
     if server is None:
         return subprocess.run(
             [*COMMAND, *args],
@@ -165,7 +165,8 @@ _server: ForkServer | None = None
 _server_lock = threading.Lock()
 
 
-def _fork_server(environ: Mapping[str, str]) -> ForkServer | None:
+def fork_server(environ: Mapping[str, str]) -> ForkServer | None:
+    """The server a run in `environ` is forked from; None when it must start afresh."""
     global _server
     if not hasattr(os, "fork") or environ.get(FRESH_ENV) == "1":
         return None

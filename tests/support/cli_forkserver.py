@@ -24,7 +24,6 @@ import signal
 import socket
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 # What the command line imports on its paths: the UI-free layers, and the libraries they
@@ -34,13 +33,6 @@ PACKAGES = ("byok_tui.core", "byok_tui.keys", "byok_tui.storage", "byok_tui.prov
 LIBRARIES = ("httpx", "keyring", "sqlite3", "genai_prices", "mcp.client.stdio",
              "mcp.client.streamable_http", "anyio", "tests.support.isolated_keyring")  # fmt: skip
 RUN_ENDS = 3  # how many descriptors a request passes: stdin, stdout, stderr
-
-
-@dataclass(frozen=True)
-class Run:
-    argv: list[str]
-    environ: dict[str, str]
-    cwd: str
 
 
 def warm_up() -> None:
@@ -57,8 +49,9 @@ def warm_up() -> None:
         raise RuntimeError("the command line's modules imported Textual")
 
 
-def serve(path: str) -> Run:
-    """Answer runs until the caller goes; returns only in a run's own process."""
+def serve(path: str) -> list[str]:
+    """Answer runs until the caller goes; returns only in a run's own process, with its
+    arguments (its streams, environment and folder set already)."""
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -83,7 +76,7 @@ def serve(path: str) -> Run:
     sys.exit(0)
 
 
-def _waiter(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> Run:
+def _waiter(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> list[str]:
     """Start the run and say how it ended: its parent, so that its status can be read."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     assert threading.active_count() == 1, "a fork with threads running"
@@ -97,7 +90,7 @@ def _waiter(connection: socket.socket, request: dict[str, Any], fds: list[int]) 
         sys.path[0] = request["cwd"]  # as `python -m` puts the folder it starts in first
         os.environ.clear()
         os.environ.update(request["environ"])
-        return Run(request["argv"], request["environ"], request["cwd"])
+        return list(request["argv"])
     for fd in fds:
         os.close(fd)
     connection.sendall(f"pid {pid}\n".encode())
@@ -111,10 +104,9 @@ if __name__ == "__main__":
     # What was imported is shared with every run, unchanged: kept out of the collector's
     # view, a run neither collects it nor copies its pages (a run's exit took ~0.4 s more).
     gc.freeze()
-    run = serve(sys.argv[1])
+    arguments = serve(sys.argv[1])
     # Only a run's own process comes here: from now on it is `python -m byok_tui ARGS`.
     import runpy
 
-    sys.argv = ["byok_tui", *run.argv]  # [0] is set to __main__.py's path, as -m sets it
-    del run
+    sys.argv = ["byok_tui", *arguments]  # [0] is set to __main__.py's path, as -m sets it
     runpy.run_module("byok_tui", run_name="__main__", alter_sys=True)
