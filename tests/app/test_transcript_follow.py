@@ -113,11 +113,12 @@ async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read(
         await pilot.pause()
         body = reply.query_one(MarkdownText)
         assert any(part.deferred for part in body.frozen), "the burst left parts to render later"
-        transcript.scroll_relative(y=-4, animate=False)
-        await pilot.pause()
         # The reader is a few lines above the end of the reply: its last lines, and the meta
         # line under it, must stay where they are on screen.
         reading = reply.query_one(".meta")
+        at_the_end = reading.region.y
+        transcript.scroll_relative(y=-4, animate=False)
+        await wait_for(pilot, lambda: reading.region.y == at_the_end + 4)  # the scroll drawn
         where = reading.region.y
         await pilot.pause(BURST_QUIET)  # the skipped parts are rendered after a quiet spell
         await wait_for(pilot, lambda: not any(part.deferred for part in body.frozen))
@@ -221,6 +222,7 @@ async def test_a_page_found_far_back_reads_no_earlier_page_on_its_own() -> None:
         transcript = app.query_one(Transcript)
         transcript.show_page(a_page(900, 60, earlier=True))
         await wait_for(pilot, lambda: transcript.scroll_y > 0 and transcript.at_end)
+        await pilot.pause()  # the first page's own frames drawn: only the second comes late
         mount_all = transcript.mount_all
 
         def a_frame_later(*widgets: Widget, **where: object) -> AwaitMount:
