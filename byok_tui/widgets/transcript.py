@@ -343,17 +343,31 @@ class Transcript(FollowingScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        if new <= 0 < old:  # the reader reached the top: earlier messages come next
-            self._want_earlier()
+        if new <= 0 < old and self._earlier_laid_out():
+            self._want_earlier()  # the reader reached the top: earlier messages come next
+
+    def _earlier_laid_out(self) -> bool:
+        """Whether Show earlier is laid out at the top of what is shown. A page being
+        replaced passes through the top with nothing laid out (the old one gone, the new one
+        not yet placed, as under load): that is not the reader reaching the top."""
+        button = self._earlier
+        return button is not None and button.parent is self and bool(button.region.height)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         arrangement = super().arrange(size, optimal)
         bottom = max(0, arrangement.total_region.bottom - size.height)
-        if not bottom and self._earlier and not self._asked_earlier:
+        button = self._earlier
+        if not bottom and button in arrangement.widgets and not self._asked_earlier:
             # What is shown leaves room above it (short messages, a tall terminal): the
             # reader could not scroll up to ask for earlier messages, so they are read now.
-            self.call_later(self._want_earlier)
+            self.call_later(self._want_earlier_if_no_room, button)
         return arrangement
+
+    def _want_earlier_if_no_room(self, button: Button) -> None:
+        """Earlier messages for a page that leaves no room to scroll, if that page is still
+        the one shown and still leaves no room now that the call has come round."""
+        if button is self._earlier and not self.max_scroll_y and self._earlier_laid_out():
+            self._want_earlier()
 
     def text_to_copy(self) -> str | None:
         """The focused message's text, else the last reply's."""
