@@ -41,7 +41,9 @@ from byok_tui.compat import (
     stop_after_crash,
     strips_kept_out_of_cycles,
     strips_make_their_caches_when_used,
+    styles_caches_let_go,
     timers_tick_at_the_next_interval,
+    watchers_go_with_their_node,
 )
 from byok_tui.core.bindings import (
     APP_KEYS,
@@ -119,7 +121,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11, 13-19 and 21
+        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11, 13-19, 21-23
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -132,6 +134,8 @@ class ByokApp(App[None]):
         strips_make_their_caches_when_used()
         layouts_draw_what_they_resize()
         opaque_screens_hide_those_under_them()
+        styles_caches_let_go()
+        watchers_go_with_their_node()
         self._services = services
         if services is not None:
             environ = services.environ

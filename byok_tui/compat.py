@@ -177,6 +177,24 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    (`_on_screen_resume`). Not reported upstream yet; once Textual asks the top screen's
    opacity first, remove this and keep the test in tests/app/test_layout.py, which must pass
    unchanged.
+22. `styles_caches_let_go`: replaces `StylesCache.get_inner_outer` (textual/_styles_cache.py),
+   an instance method under a class-wide `functools.lru_cache(1024)`: its keys held the
+   instance, so the styles cache of each widget drawn, with every line it had drawn, stayed
+   alive after the widget was gone, up to 1,024 of them (the footer's keys at each change of
+   focus, a transcript's pages, the panes of Settings). Ours caches the two colours' styles
+   by the colours alone; what it returns is the same. Reported upstream as textual#6665;
+   once fixed there, remove this and keep the test in tests/app/test_layout.py, which must
+   pass unchanged.
+23. `watchers_go_with_their_node`: wraps `DOMNode.watch` (textual/dom.py), to note on the
+   watching node each watcher it sets on another object, and `Widget._message_loop_exit`
+   (textual/widget.py), to take those watchers off when the node is removed. Textual keeps
+   a watcher on the object watched until that attribute next changes, and it holds the
+   node: each key of the footer (composed anew at every change of focus or of bindings,
+   each bound to the footer's `compact`, which never changes) and each text area (bound to
+   the app's theme) stayed alive with all it held: ~0.4 MB at each change of focus. Ours
+   takes off only the removed node's own watchers. Reported upstream as textual#6666; once
+   fixed there, remove this and keep the test in tests/app/test_layout.py, which must pass
+   unchanged.
 """
 
 from __future__ import annotations
@@ -250,6 +268,7 @@ if TYPE_CHECKING:  # imported where used: the UI-free core (providers/) reads po
     from rich.segment import Segment
     from rich.style import Style
     from textual.app import App
+    from textual.color import Color
     from textual.events import Resize
     from textual.geometry import Size
     from textual.reactive import Reactive
@@ -788,3 +807,62 @@ def opaque_screens_hide_those_under_them() -> None:
     _background_screens.opaque_hides = True  # type: ignore[attr-defined]
     _background_screens.replaced = background_screens  # type: ignore[attr-defined]
     App._background_screens = property(_background_screens)  # type: ignore[method-assign,assignment]
+
+
+@_guarded("textual")
+def styles_caches_let_go() -> None:
+    """The styles cache of a widget that is gone is not kept by Textual's class-wide cache
+    of background styles (point 22); once."""
+    from textual._styles_cache import StylesCache
+
+    held_by_instance = StylesCache.__dict__["get_inner_outer"]
+    if getattr(held_by_instance, "lets_go", False):
+        return
+    make_styles = held_by_instance.__wrapped__  # reads only its two colours
+
+    @functools.lru_cache(1024)
+    def by_colours(base_background: Color, background: Color) -> tuple[Style, Style]:
+        return cast("tuple[Style, Style]", make_styles(None, base_background, background))
+
+    def get_inner_outer(
+        self: StylesCache, base_background: Color, background: Color
+    ) -> tuple[Style, Style]:
+        return by_colours(base_background, background)
+
+    get_inner_outer.lets_go = True  # type: ignore[attr-defined]
+    get_inner_outer.replaced = held_by_instance  # type: ignore[attr-defined]  # for the canary
+    StylesCache.get_inner_outer = get_inner_outer  # type: ignore[method-assign,assignment]
+    held_by_instance.cache_clear()  # the caches held so far go too
+
+
+@_guarded("textual")
+def watchers_go_with_their_node() -> None:
+    """The watchers a node set on other objects go when it is removed (point 23); once."""
+    from textual.dom import DOMNode
+    from textual.widget import Widget
+
+    if getattr(DOMNode.watch, "forgotten_with_node", False):
+        return
+    watch, message_loop_exit = DOMNode.watch, Widget._message_loop_exit
+
+    def _watch(
+        self: DOMNode, obj: DOMNode, attribute_name: str, callback: Any, init: bool = True
+    ) -> None:
+        watch(self, obj, attribute_name, callback, init)
+        if obj is not self:  # its own watchers go with it (`Reactive._clear_watchers`)
+            self.__dict__.setdefault("_watching", []).append((obj, attribute_name, callback))
+
+    async def _message_loop_exit(self: Widget) -> None:
+        await message_loop_exit(self)
+        for watched, attribute_name, callback in self.__dict__.pop("_watching", ()):
+            held = getattr(watched, "__watchers", {}).get(attribute_name)
+            if held:
+                held[:] = [
+                    (node, kept) for node, kept in held if node is not self or kept != callback
+                ]
+
+    _watch.forgotten_with_node = True  # type: ignore[attr-defined]
+    _watch.replaced = watch  # type: ignore[attr-defined]  # for the canary
+    _message_loop_exit.replaced = message_loop_exit  # type: ignore[attr-defined]
+    DOMNode.watch = _watch  # type: ignore[method-assign]
+    Widget._message_loop_exit = _message_loop_exit  # type: ignore[method-assign]

@@ -38,8 +38,10 @@ from byok_tui.compat import (
     stop_after_crash,
     strips_kept_out_of_cycles,
     strips_make_their_caches_when_used,
+    styles_caches_let_go,
     timers_tick_at_the_next_interval,
     virtual_size_set_by_layout,
+    watchers_go_with_their_node,
     with_network_backend,
 )
 from byok_tui.widgets.following_scroll import FollowingScroll
@@ -475,6 +477,23 @@ def test_21_the_screens_seen_under_the_top_one_are_still_app_background_screens(
     assert "self in self.app._background_screens" in inspect.getsource(is_current)
 
 
+def test_22_a_styles_cache_s_background_styles_are_cached_by_instance() -> None:
+    """Textual's `StylesCache.get_inner_outer` is still an instance method under a class-wide
+    `functools.lru_cache` (its keys hold each styles cache it was called on) and still reads
+    only its two colours. If Textual caches them by the colours alone, point 22 can go."""
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+
+    held = original_once(styles_caches_let_go, StylesCache, "get_inner_outer")
+    assert hasattr(held, "cache_clear"), "no longer functools' lru_cache"
+    made = held.__wrapped__
+    assert list(inspect.signature(made).parameters) == ["cls", "base_background", "background"]
+    source = inspect.getsource(made)
+    assert "cls." not in source.split('"""')[-1]
+    base, background = Color(10, 20, 30), Color(40, 50, 60, 0.5)
+    assert StylesCache().get_inner_outer(base, background) == made(None, base, background)
+
+
 def test_20_an_httpx_transport_s_pool_gives_its_connections_its_network_backend() -> None:
     """httpx's `AsyncHTTPTransport` still keeps its httpcore `AsyncConnectionPool` in `_pool`,
     which still hands its `_network_backend` to each connection it makes. If httpx's
@@ -551,3 +570,26 @@ async def test_the_app_runs_with_every_textual_touch_point_skipped(
         assert "timers_tick_at_the_next_interval" in compat.SKIPPED
     finally:
         compat.checked_version_installed.cache_clear()
+
+
+def test_23_a_watcher_on_another_object_stays_until_that_attribute_changes() -> None:
+    """Textual's `DOMNode.watch` still stores `(node, callback)` in the watched object's
+    `__watchers[attribute]` list, data binding still watches through `DOMNode.watch`, only a
+    change of that attribute takes off the watchers of closed nodes, and a widget's message
+    loop still ends in `Widget._message_loop_exit`. If Textual takes a removed node's
+    watchers off itself, point 23 can go."""
+    from textual import reactive
+    from textual.dom import DOMNode
+    from textual.message_pump import MessagePump
+
+    watch = original_once(watchers_go_with_their_node, DOMNode, "watch")
+    assert "_watch(self, obj, attribute_name, callback, init=init)" in inspect.getsource(watch)
+    stored = inspect.getsource(reactive._watch)
+    assert 'watchers = getattr(obj, "__watchers")' in stored
+    assert "watcher_list.append((node, callback))" in stored
+    assert "self.watch(" in inspect.getsource(DOMNode._initialize_data_bind)
+    assert "if not reactable._closing" in inspect.getsource(reactive.Reactive._check_watchers)
+    exits = Widget._message_loop_exit.replaced  # type: ignore[attr-defined]
+    assert "parent._nodes._remove(self)" in inspect.getsource(exits)
+    processing = inspect.getsource(MessagePump._process_messages)
+    assert "await self._message_loop_exit()" in processing

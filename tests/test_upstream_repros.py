@@ -31,6 +31,8 @@ FIXED_BY = {
     "17_strip_cached_in_itself.py": "strips_kept_out_of_cycles",
     "18_strip_makes_seven_caches.py": "strips_make_their_caches_when_used",
     "21_opaque_screen_redraws_the_one_under_it.py": "opaque_screens_hide_those_under_them",
+    "22_styles_cache_kept_by_lru_cache.py": "styles_caches_let_go",
+    "23_watcher_keeps_removed_widget.py": "watchers_go_with_their_node",
 }
 
 

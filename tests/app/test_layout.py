@@ -6,6 +6,7 @@ whole, with what reaches the terminal the same."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 from textual.widget import Widget
@@ -483,6 +484,44 @@ def test_a_strip_makes_only_the_caches_it_uses() -> None:
     assert [part.text for part in strip.divide([6, 11])] == ["hello ", "world"]
     assert strip.divide([6, 11]) is strip.divide([6, 11])
     assert caches(strip) == 2
+
+
+async def test_the_footer_keys_a_change_of_focus_replaced_are_freed_with_what_they_drew() -> None:
+    """Each change of focus composes the footer's keys anew (~0.4 MB). Textual kept each key
+    alive in a watcher of the footer's `compact`, and the styles cache of every widget it
+    drew (with each line drawn) in a class-wide cache of 1,024 entries, long after the
+    widget was gone. Through byok_tui/compat.py (points 23 and 22), a removed widget is freed
+    with what it drew."""
+    import gc
+    import weakref
+
+    from textual.widgets._footer import FooterKey
+
+    def footer_keys_replaced(keys: list[weakref.ref[FooterKey]]) -> Callable[[], bool]:
+        return lambda: not any((key := ref()) is not None and key.is_attached for ref in keys)
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        # The keys the start drew were frozen with it (what the start made lives as long as
+        # the app, byok_tui/core/startup.py): those composed at a change of focus are not.
+        first = [weakref.ref(key) for key in app.screen.query(FooterKey)]
+        await pilot.press("tab")
+        await wait_for(pilot, footer_keys_replaced(first))
+        await pilot.pause()
+        shown = list(app.screen.query(FooterKey))
+        assert shown and all(key._styles_cache._cache for key in shown), "keys not drawn"
+        keys = [weakref.ref(key) for key in shown]
+        drawn = [weakref.ref(key._styles_cache) for key in shown]
+        del shown
+        await pilot.press("shift+tab")
+        await wait_for(pilot, footer_keys_replaced(keys))
+        await pilot.pause()
+        gc.collect()  # while the app runs: the footer, which watched them, is still there
+        alive = sum(key() is not None for key in keys)
+        assert alive == 0, f"{alive} of {len(keys)} removed keys are still alive"
+        kept = sum(cache() is not None for cache in drawn)
+        assert kept == 0, f"{kept} of {len(drawn)} removed keys' drawn lines are still held"
 
 
 def answering_under_a_screenful(words: int) -> ByokApp:
