@@ -195,6 +195,15 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    takes off only the removed node's own watchers. Reported upstream as textual#6666; once
    fixed there, remove this and keep the test in tests/app/test_layout.py, which must pass
    unchanged.
+24. `footer_keys_styled_once`: replaces the `FooterKey` that Textual's `Footer.compose` makes
+   (textual/widgets/_footer.py) with a subclass whose `compact` starts False, as the
+   footer's own does. Textual's starts True: each key added the `-compact` class as it was
+   set up, then took it off when bound to the footer's False, each change restyling it at
+   once: two restyles a key, 19 keys at every change of focus (~34 of ~105 ms of a Tab
+   press). The command palette's key, which Textual does not bind, starts compact as
+   before; drawn the same, and a compact footer's keys still take the class. Not reported
+   upstream yet; once FooterKey's default follows the footer's, remove this and keep the
+   test in tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -866,3 +875,38 @@ def watchers_go_with_their_node() -> None:
     _message_loop_exit.replaced = message_loop_exit  # type: ignore[attr-defined]
     DOMNode.watch = _watch  # type: ignore[method-assign]
     Widget._message_loop_exit = _message_loop_exit  # type: ignore[method-assign]
+
+
+@_guarded("textual")
+def footer_keys_styled_once() -> None:
+    """The footer's keys start as the footer does, not compact (point 24); once."""
+    from textual.reactive import reactive
+    from textual.widgets import _footer
+
+    if getattr(_footer.FooterKey, "styled_once", False):
+        return
+
+    class FooterKey(_footer.FooterKey):  # the same name: CSS and queries read it alike
+        compact = reactive(False)
+        styled_once = True
+        replaced = _footer.FooterKey  # for the canary
+
+        def __init__(
+            self,
+            key: str,
+            key_display: str,
+            description: str,
+            action: str,
+            disabled: bool = False,
+            tooltip: str = "",
+            classes: str = "",
+        ) -> None:
+            # The command palette's key is the one Textual does not bind to the footer's
+            # `compact`: it stays compact, as Textual's default made it, class and all.
+            unbound = "-command-palette" in classes.split()
+            classes = f"{classes} -compact" if unbound else classes
+            super().__init__(key, key_display, description, action, disabled, tooltip, classes)
+            if unbound:
+                self.set_reactive(FooterKey.compact, True)
+
+    _footer.FooterKey = FooterKey  # type: ignore[misc]

@@ -22,6 +22,7 @@ from textual.widgets import Footer as TextualFooter
 from textual.widgets import Static
 
 from byok_tui.compat import (
+    footer_keys_styled_once,
     input_ends_with_the_terminal,
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
@@ -593,3 +594,26 @@ def test_23_a_watcher_on_another_object_stays_until_that_attribute_changes() -> 
     assert "parent._nodes._remove(self)" in inspect.getsource(exits)
     processing = inspect.getsource(MessagePump._process_messages)
     assert "await self._message_loop_exit()" in processing
+
+
+def test_24_footer_keys_start_compact_and_the_footer_binds_all_but_the_palette_s() -> None:
+    """Textual's `FooterKey.compact` still starts True and its watcher still sets the
+    `-compact` class (restyling at once); `Footer.compose` still makes its keys through the
+    module's `FooterKey` name, binds every key to the footer's `compact` but the command
+    palette's (classed `-command-palette`), and `Footer.compact` still starts False. If
+    FooterKey's default follows the footer's, point 24 can go."""
+    from textual.widgets import _footer
+
+    footer_keys_styled_once()
+    installed = _footer.FooterKey
+    footer_keys_styled_once()
+    assert _footer.FooterKey is installed, "replaced twice"
+    original = installed.replaced  # type: ignore[attr-defined]
+    assert original.__dict__["compact"]._default is True
+    assert 'self.set_class(compact, "-compact")' in inspect.getsource(original._watch_compact)
+    assert TextualFooter.__dict__["compact"]._default is False
+    compose = inspect.getsource(TextualFooter.compose)
+    assert compose.count("yield FooterKey(") == 3
+    assert compose.count(").data_bind(compact=Footer.compact)") == 2
+    palette = compose[compose.index('classes="-command-palette"') :]
+    assert "data_bind" not in palette

@@ -33,6 +33,7 @@ FIXED_BY = {
     "21_opaque_screen_redraws_the_one_under_it.py": "opaque_screens_hide_those_under_them",
     "22_styles_cache_kept_by_lru_cache.py": "styles_caches_let_go",
     "23_watcher_keeps_removed_widget.py": "watchers_go_with_their_node",
+    "24_footer_key_restyled_twice.py": "footer_keys_styled_once",
 }
 
 

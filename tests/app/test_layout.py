@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from textual.widget import Widget
@@ -522,6 +523,46 @@ async def test_the_footer_keys_a_change_of_focus_replaced_are_freed_with_what_th
         assert alive == 0, f"{alive} of {len(keys)} removed keys are still alive"
         kept = sum(cache() is not None for cache in drawn)
         assert kept == 0, f"{kept} of {len(drawn)} removed keys' drawn lines are still held"
+
+
+async def test_a_change_of_focus_styles_each_new_footer_key_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each change of focus composes the footer's keys anew. Textual's keys started compact,
+    then were bound to the footer's own (not compact): each restyled twice more than its
+    mounting (~a third of a Tab press). Through byok_tui/compat.py (point 24), each new key
+    is styled once, and the footer is drawn as before."""
+    from collections import Counter
+
+    from textual.css.stylesheet import Stylesheet
+    from textual.dom import DOMNode
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        before = set(app.screen.query(FooterKey))
+        styled: Counter[DOMNode] = Counter()
+        apply = Stylesheet.apply
+
+        def counted(self: Stylesheet, node: DOMNode, *args: Any, **options: Any) -> None:
+            styled[node] += 1
+            apply(self, node, *args, **options)
+
+        def composed_anew_and_bound() -> bool:
+            keys = set(app.screen.query(FooterKey))
+            bound = [key for key in keys if not key.has_class("-command-palette")]
+            # Bound to the footer's own `compact`: not compact, as the footer is.
+            return not before & keys and not any(key.has_class("-compact") for key in bound)
+
+        monkeypatch.setattr(Stylesheet, "apply", counted)
+        await pilot.press("tab")
+        await wait_for(pilot, composed_anew_and_bound)
+        await pilot.pause()
+        monkeypatch.undo()
+        new_keys = list(app.screen.query(FooterKey))
+        assert new_keys
+        assert [styled[key] for key in new_keys] == [1] * len(new_keys)
 
 
 def answering_under_a_screenful(words: int) -> ByokApp:
