@@ -478,23 +478,6 @@ def test_21_the_screens_seen_under_the_top_one_are_still_app_background_screens(
     assert "self in self.app._background_screens" in inspect.getsource(is_current)
 
 
-def test_22_a_styles_cache_s_background_styles_are_cached_by_instance() -> None:
-    """Textual's `StylesCache.get_inner_outer` is still an instance method under a class-wide
-    `functools.lru_cache` (its keys hold each styles cache it was called on) and still reads
-    only its two colours. If Textual caches them by the colours alone, point 22 can go."""
-    from textual._styles_cache import StylesCache
-    from textual.color import Color
-
-    held = original_once(styles_caches_let_go, StylesCache, "get_inner_outer")
-    assert hasattr(held, "cache_clear"), "no longer functools' lru_cache"
-    made = held.__wrapped__
-    assert list(inspect.signature(made).parameters) == ["cls", "base_background", "background"]
-    source = inspect.getsource(made)
-    assert "cls." not in source.split('"""')[-1]
-    base, background = Color(10, 20, 30), Color(40, 50, 60, 0.5)
-    assert StylesCache().get_inner_outer(base, background) == made(None, base, background)
-
-
 def test_20_an_httpx_transport_s_pool_gives_its_connections_its_network_backend() -> None:
     """httpx's `AsyncHTTPTransport` still keeps its httpcore `AsyncConnectionPool` in `_pool`,
     which still hands its `_network_backend` to each connection it makes. If httpx's
@@ -571,6 +554,23 @@ async def test_the_app_runs_with_every_textual_touch_point_skipped(
         assert "timers_tick_at_the_next_interval" in compat.SKIPPED
     finally:
         compat.checked_version_installed.cache_clear()
+
+
+def test_22_a_styles_cache_s_background_styles_are_cached_by_instance() -> None:
+    """Textual's `StylesCache.get_inner_outer` is still an instance method under a class-wide
+    `functools.lru_cache` (its keys hold each styles cache it was called on) and still reads
+    only its two colours. If Textual caches them by the colours alone, point 22 can go."""
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+
+    held = original_once(styles_caches_let_go, StylesCache, "get_inner_outer")
+    assert hasattr(held, "cache_clear"), "no longer functools' lru_cache"
+    made = held.__wrapped__
+    assert list(inspect.signature(made).parameters) == ["cls", "base_background", "background"]
+    source = inspect.getsource(made)
+    assert "cls." not in source.split('"""')[-1]
+    base, background = Color(10, 20, 30), Color(40, 50, 60, 0.5)
+    assert StylesCache().get_inner_outer(base, background) == made(None, base, background)
 
 
 def test_23_a_watcher_on_another_object_stays_until_that_attribute_changes() -> None:

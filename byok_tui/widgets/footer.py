@@ -8,15 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer as TextualFooter
 
 from byok_tui.compat import footer_keys_styled_once, recompose_footer_once
 
 
 class Footer(TextualFooter):
-    def __init__(self) -> None:
+    def __init__(self, *children: Widget, **options: Any) -> None:
         footer_keys_styled_once()  # before any key is composed, in this footer or another
-        super().__init__()
+        super().__init__(*children, **options)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         recompose_footer_once(self, screen)

@@ -365,8 +365,9 @@ class Transcript(FollowingScroll):
 
     def _want_earlier_if_no_room(self, button: Button) -> None:
         """Earlier messages for a page that leaves no room to scroll, if that page is still
-        the one shown and still leaves no room now that the call has come round."""
-        if button is self._earlier and not self.max_scroll_y and self._earlier_laid_out():
+        the one shown (its button still the one laid out) and still leaves no room now that
+        the call has come round."""
+        if button is self._earlier and not self.max_scroll_y:
             self._want_earlier()
 
     def text_to_copy(self) -> str | None:
