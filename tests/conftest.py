@@ -6,6 +6,7 @@ Fixtures only: helpers live in tests/support/, never imported from a conftest.
 
 from __future__ import annotations
 
+import compileall
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +34,22 @@ class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):
 
 # snap_compare looks the extension up by this module-level name each time it runs.
 pytest_textual_snapshot.SVGImageExtension = TopLevelSVGExtension  # type: ignore[misc]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The project's bytecode compiled once, before any worker starts, as an install has it.
+    Where PYTHONDONTWRITEBYTECODE is set (as in CI), each of the ~150 processes the tests
+    start compiled byok_tui again (~0.2 s of CPU each) until something compiled it."""
+    if not hasattr(config, "workerinput"):  # in the process that starts the workers
+        for package in ("byok_tui", "tests", "benchmarks"):
+            compileall.compile_dir(REPO_ROOT / package, quiet=1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `long` first (the order is otherwise kept): started last, the benchmarks'
+    smoke run (over a minute, mostly waiting) kept one worker busy a minute after the others
+    had finished."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -9,12 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 # Beside other tests: in smoke mode no figure is judged, and what a benchmark waits for has
 # room to spare on a loaded machine (30 s for a screen to show, 5 s for a key's echo).
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.long
 def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     env = {k: v for k, v in os.environ.items() if k != "BYOK_TUI_HOME"}
