@@ -118,8 +118,13 @@ class ProviderClient:
 
     def prepare(self) -> None:
         """Make the HTTP client now (blocking: from a thread that can wait for it, such as
-        the app's opening one), so that the first request does not wait for it."""
+        the app's opening one), so that the first request does not wait for it; nor for
+        anyio's asyncio backend, which httpcore loads at its first request (~40 ms of
+        imports on the event loop as the request was leaving)."""
         self._client()
+        import anyio
+
+        anyio.run(anyio.sleep, 0)  # in a loop of this thread's own: the backend is loaded
 
     def _client(self) -> httpx.AsyncClient:
         with self._making:  # a request and the start-up probe may both make it

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from textual.events import Key, Paste
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 from textual.worker import WorkerFailed
 
@@ -55,6 +56,13 @@ def held_at_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     monkeypatch.setattr(byok_tui.app, "_open_context", held)
     yield release
     release.set()
+
+
+async def send_in_the_first_frame(pilot: Pilot[None], held_at_start: threading.Event) -> None:
+    """ "hello" sent with Enter on the start screen, then the chat screen let come."""
+    await pilot.press(*"hello", "enter")
+    held_at_start.set()
+    await wait_for(pilot, lambda: len(pilot.app.screen_stack) > 1)
 
 
 async def test_the_first_frame_shows_every_provider_and_its_key_state(
@@ -215,9 +223,7 @@ async def test_a_message_sent_in_the_first_frame_leaves_before_the_config_pane_i
     try:
         app = app_answered_by(fake)
         async with app.run_test(size=(140, 40)) as pilot:
-            await pilot.press(*"hello", "enter")
-            held_at_start.set()
-            await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+            await send_in_the_first_frame(pilot, held_at_start)
             await wait_for(pilot, lambda: replies(app) == ["Hello"])
             await wait_for(pilot, lambda: bool(requests_when_mounted))
             assert requests_when_mounted == [1], "the pane came before the request left"
@@ -256,9 +262,7 @@ async def test_a_message_sent_in_the_first_frame_leaves_before_the_opened_page_i
     monkeypatch.setattr(markdown_parts, "render_markdown", recorded)
     app = app_answered_by(fake)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press(*"hello", "enter")
-        held_at_start.set()
-        await wait_for(pilot, lambda: len(app.screen_stack) > 1)
+        await send_in_the_first_frame(pilot, held_at_start)
         await wait_for(pilot, lambda: replies(app)[-1:] == ["Hello"])
         await wait_for(pilot, lambda: bool(requests_when_drawn))
         assert requests_when_drawn == [1], "the page was drawn before the request left"

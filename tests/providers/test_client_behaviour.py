@@ -306,3 +306,63 @@ async def test_a_request_body_is_compact_utf8_json_and_says_so(
     assert seen.json["messages"] == [{"role": "user", "content": said}]
     assert "日本語".encode() in seen.body and b"\\u" not in seen.body
     assert b": " not in seen.body and b", " not in seen.body
+
+
+FIRST_REQUEST = """
+import asyncio, sys
+from byok_tui.core.paths import app_paths
+from byok_tui.core.registry import get_provider
+from byok_tui.keys import entry_name, open_key_store
+from byok_tui.providers.client import ProviderClient, Timeouts
+from byok_tui.providers.types import ChatMessage, ChatRequest
+
+provider = get_provider("openai")
+store = open_key_store(app_paths())
+store.set(entry_name("openai"), "test-key-" + "k" * 24)
+timeouts = Timeouts(connect=5, read=10, read_local=10)
+client = ProviderClient(store, environ={sys.argv[1]: sys.argv[2]}, timeouts=timeouts)
+client.prepare()
+request = ChatRequest(model="m", messages=(ChatMessage("user", "Hi"),))
+HTTP_STACK = {"anyio", "certifi", "h11", "httpcore", "httpx", "idna", "sniffio", "ssl"}
+
+
+async def first() -> None:
+    async with client:
+        before = set(sys.modules)
+        events = [event async for event in client.stream_chat(provider, request)]
+        assert events, "no reply"
+        loaded = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in HTTP_STACK)
+        print(" ".join(loaded) or "nothing")
+
+
+asyncio.run(first())
+"""
+
+
+def test_a_prepared_client_s_first_request_loads_nothing_of_the_http_stack(
+    server: ProviderServer,
+) -> None:
+    """The app's opening thread prepares the client: the first request then loads nothing of
+    the HTTP stack on the event loop (anyio's asyncio backend, loaded by httpcore at its first
+    request, held a message sent at start back ~40 ms)."""
+    import os
+    import subprocess
+    import sys
+
+    from byok_tui.providers.endpoints import override_variable
+    from tests.support.provider_client import base_for
+
+    provider = get_provider("openai")
+    server.reply_with(Reply(steps=DONE))
+    environ = {**os.environ, "BYOK_TUI_KEYSTORE": "file"}
+    variable, base = override_variable(provider), base_for(provider, server)
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_REQUEST, variable, base],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "nothing", f"loaded at the first request: {done.stdout}"
