@@ -232,9 +232,8 @@ async def test_a_key_shaped_for_another_provider_warns_but_is_saved() -> None:
         await type_into(pilot, app.screen.query_one("#row-openai KeyField", KeyField), groq_key)
         warning = app.screen.query_one("#row-openai .warning")
         assert "looks like a Groq key, but the provider is OpenAI" in str(warning.render())
-        await pilot.pause(0.2)
-        app.context.writer.wait_idle()
-    assert open_key_store(app_paths()).get(entry_name("openai")) == groq_key
+        keys = open_key_store(app_paths())
+        await wait_for(pilot, lambda: keys.get(entry_name("openai")) == groq_key)
 
 
 async def test_the_command_palette_offers_the_chat_actions() -> None:

@@ -266,8 +266,7 @@ async def test_a_screen_opened_is_not_laid_out_again_at_the_size_it_was_laid_out
         assert type(app.screen).__name__ == "SettingsScreen"
         assert again == []
         await pilot.resize_terminal(120, 36)
-        await pilot.pause(0.2)
-        assert app.screen.size == Size(120, 36), "a new size is laid out"
+        await wait_for(pilot, lambda: app.screen.size == Size(120, 36))  # a new size is laid out
 
 
 async def test_a_screen_opened_styles_each_of_its_widgets_once(

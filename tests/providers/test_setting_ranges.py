@@ -147,9 +147,7 @@ async def test_the_config_pane_says_why_a_temperature_is_not_saved() -> None:
         field.value = "1.5"
         await pilot.pause()
         assert not warning.has_class("shown")
-        await pilot.pause(0.3)
-        app.context.writer.wait_idle()
-        assert store.bot("Default").config.temperature == 1.5
+        await wait_for(pilot, lambda: store.bot("Default").config.temperature == 1.5)
         # Anthropic's range ends at 1: the same 1.5 is now out of range, said, and not saved.
         app.screen.query_one("#bot-provider", Select).value = "anthropic"
         await pilot.pause()
