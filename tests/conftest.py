@@ -46,10 +46,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked `long` first (the order is otherwise kept): started last, the benchmarks'
-    smoke run (over a minute, mostly waiting) kept one worker busy a minute after the others
-    had finished."""
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+    """Tests marked `long` first, the longest first (the order is otherwise kept): started
+    last, the benchmarks' smoke run (over a minute, mostly waiting) kept one worker busy a
+    minute after the others had finished."""
+
+    def seconds(item: pytest.Item) -> float:
+        marker = item.get_closest_marker("long")
+        return float(marker.args[0]) if marker is not None else 0.0
+
+    items.sort(key=seconds, reverse=True)
 
 
 @pytest.fixture(autouse=True, scope="session")

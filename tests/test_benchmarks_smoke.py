@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.long
+@pytest.mark.long(65)
 def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     env = {k: v for k, v in os.environ.items() if k != "BYOK_TUI_HOME"}

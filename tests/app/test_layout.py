@@ -580,6 +580,7 @@ def answering_under_a_screenful(words: int) -> ByokApp:
     return app_answered_by(fake)
 
 
+@pytest.mark.long(7)
 async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -638,6 +639,7 @@ async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_ow
     assert bar_drawn[0] == afresh
 
 
+@pytest.mark.long(11)
 async def test_a_reply_a_layout_drew_is_not_drawn_whole_again_at_its_next_flush(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -374,6 +374,7 @@ def the_terminal_goes(terminal: InTerminal, *, hang_up: bool) -> None:
 FLOOD = [step for n in range(3000) for step in (*sse(piece(f"Word {n}. ")), 0.005)]
 
 
+@pytest.mark.long(5)
 @pytest.mark.parametrize(
     "hang_up", [True, False], ids=["with-a-hang-up-signal", "with-only-the-end-of-its-input"]
 )
@@ -410,6 +411,7 @@ def test_a_draft_typed_a_second_before_a_kill_is_back_on_the_next_start() -> Non
         assert again.read_until(b"an-unsent-thought"), "the draft did not come back"
 
 
+@pytest.mark.long(5)
 def test_two_byok_tui_at_once_keep_each_its_own_draft() -> None:
     """Two byok-tui open at once (two terminals) never overwrite each other's draft: the one
     still running keeps its own, and a start after both quit gives back both."""

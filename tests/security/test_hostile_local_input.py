@@ -315,7 +315,7 @@ def store_with_data_to_keep(tmp_path: Path) -> Store:
     return Store(copy)
 
 
-@pytest.mark.long
+@pytest.mark.long(10)
 @settings(PROPERTY, max_examples=400)
 @given(raw=hostile_exports())
 def test_a_hostile_export_never_crashes_and_never_loses_or_adds_data(

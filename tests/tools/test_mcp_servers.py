@@ -221,6 +221,7 @@ def test_escape_sequences_in_a_result_never_reach_the_terminal() -> None:
     assert "[link=https://evil.example]click[/link]" in result.content  # text, never markup
 
 
+@pytest.mark.long(5)
 def test_a_slow_call_is_abandoned_at_its_timeout_and_the_server_ended() -> None:
     started = time.monotonic()
     result = call(stdio(), "slow", {"seconds": 30}, timeout=3)
