@@ -69,3 +69,30 @@ def test_an_interpreter_setting_of_its_own_is_started_afresh() -> None:
     assert not starts_alike({}, {"PYTHONIOENCODING": "cp1252"})
     assert not starts_alike({"LANG": "C.UTF-8"}, {"LANG": "C"})
     assert starts_alike({}, {"PYTHON_KEYRING_BACKEND": "x"})
+
+
+def test_the_server_s_socket_appears_only_once_it_listens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run waits for the socket's path, then connects: a path there before the server
+    listens refused the connection (a command-line test failed so in CI)."""
+    import socket
+
+    from tests.support import cli_forkserver
+
+    path = str(tmp_path / "runs")
+    there_at_listen: list[bool] = []
+    listen = socket.socket.listen
+
+    def noted(self: socket.socket, *args: int) -> None:
+        there_at_listen.append(Path(path).exists())
+        listen(self, *args)
+
+    monkeypatch.setattr(socket.socket, "listen", noted)
+    listener = cli_forkserver.listening_at(path)
+    try:
+        assert there_at_listen == [False], "the path was there before the socket listened"
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as run:
+            run.connect(path)  # found, and listening
+    finally:
+        listener.close()

@@ -24,6 +24,7 @@ import signal
 import socket
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 # What the command line imports on its paths: the UI-free layers, and the libraries they
@@ -49,13 +50,23 @@ def warm_up() -> None:
         raise RuntimeError("the command line's modules imported Textual")
 
 
+def listening_at(path: str) -> socket.socket:
+    """A socket listening at `path`, which appears only once it listens. A run waits for
+    the path, then connects: bound at the path itself, the path was there a moment before
+    the socket listened, and a run that came then was refused."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    binding = f"{path}.binding"
+    listener.bind(binding)
+    listener.listen()
+    Path(binding).replace(path)  # a connect finds the socket by its file, renamed or not
+    return listener
+
+
 def serve(path: str) -> list[str]:
     """Answer runs until the caller goes; returns only in a run's own process, with its
     arguments (its streams, environment and folder set already)."""
     parent = os.getppid()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen()
+    listener = listening_at(path)
     listener.settimeout(1.0)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the waiters are reaped as they end
     while os.getppid() == parent:
