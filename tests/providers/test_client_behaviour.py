@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -14,11 +17,18 @@ from byok_tui.core.registry import get_provider
 from byok_tui.keys import KeyStore, NoApiKeyError, entry_name
 from byok_tui.providers import client as client_module
 from byok_tui.providers.client import ProviderClient
-from byok_tui.providers.endpoints import base_url
+from byok_tui.providers.endpoints import base_url, override_variable
 from byok_tui.providers.errors import ProviderError
 from byok_tui.providers.pacing import RequestPacer
 from byok_tui.providers.types import RateLimitWait, TextDelta
-from tests.support.provider_client import chat, client_for, collect, text_of, text_until_error
+from tests.support.provider_client import (
+    base_for,
+    chat,
+    client_for,
+    collect,
+    text_of,
+    text_until_error,
+)
 from tests.support.provider_server import ProviderServer, Reply, provider_server, sse
 from tests.support.threads import calls_on_this_thread
 
@@ -345,13 +355,6 @@ def test_a_prepared_client_s_first_request_loads_nothing_of_the_http_stack(
     """The app's opening thread prepares the client: the first request then loads nothing of
     the HTTP stack on the event loop (anyio's asyncio backend, loaded by httpcore at its first
     request, held a message sent at start back ~40 ms)."""
-    import os
-    import subprocess
-    import sys
-
-    from byok_tui.providers.endpoints import override_variable
-    from tests.support.provider_client import base_for
-
     provider = get_provider("openai")
     server.reply_with(Reply(steps=DONE))
     environ = {**os.environ, "BYOK_TUI_KEYSTORE": "file"}
