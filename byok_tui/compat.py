@@ -204,6 +204,21 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    before; drawn the same, and a compact footer's keys still take the class. Not reported
    upstream yet; once FooterKey's default follows the footer's, remove this and keep the
    test in tests/app/test_layout.py, which must pass unchanged.
+25. `layouts_place_only_their_part`: wraps `Screen._refresh_layout` (textual/screen.py) and
+   `Compositor.reflow` (textual/_compositor.py). When every change a layout waits for lies
+   inside one widget of fixed size (Textual stops walking up from a changed widget at the
+   first ancestor whose size does not follow its content, and clears the arrangements it
+   kept only up to there), the layout places that widget's part of the screen alone, with
+   Textual's own `_arrange_root`, and keeps every other widget where the full map had it.
+   Textual placed every widget of the screen: each step a streaming reply grew (a dozen
+   lines) placed the sidebar, the config pane, the header and the footer again, ~70
+   widgets for the ~10 that can move, 3-5 ms of a 10-19 ms frame in tmux in which a key
+   typed waits. The part's map is translated to its place: its offset added to each
+   region and clip, its painting order put in front of theirs. A part that is
+   not wholly on screen, holds an overlay or a widget placed by offset or constraint (each
+   placed against the whole screen), or a map that is stale, gets Textual's full layout.
+   Not reported upstream yet; once Textual lays out only what changed, remove this and keep
+   the tests in tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -910,3 +925,177 @@ def footer_keys_styled_once() -> None:
                 self.set_reactive(FooterKey.compact, True)
 
     _footer.FooterKey = FooterKey  # type: ignore[misc]
+
+
+@_guarded("textual")
+def layouts_place_only_their_part() -> None:
+    """A layout whose changes all lie inside one widget of fixed size places that widget's
+    part of the screen alone (point 25); once."""
+    from textual.screen import Screen
+
+    if getattr(Screen._refresh_layout, "only_their_part", False):
+        return
+    layouts_keep_their_map()  # a part is placed into a full map that a layout left fresh
+    refresh_layout = Screen._refresh_layout
+
+    def _refresh_layout(self: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        # A size given (a resize, a screen resumed, new styles) or a scroll waiting: whole.
+        part = None if size is not None or scroll else _the_part_laid_out(self)
+        # This layout's reflow, on this compositor alone (Textual's own stays as it is); a
+        # layout within it (a handler it calls) has its own, and gives this one back.
+        held = self._compositor.__dict__
+        outer = held.get("reflow")
+        held["reflow"] = functools.partial(_reflow, self._compositor, part)
+        try:
+            refresh_layout(self, size, scroll)
+        finally:
+            if outer is None:
+                held.pop("reflow", None)
+            else:
+                held["reflow"] = outer
+
+    _refresh_layout.only_their_part = True  # type: ignore[attr-defined]
+    _refresh_layout.replaced = refresh_layout  # type: ignore[attr-defined]  # for the canary
+    Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+
+
+def _reflow(compositor: Any, part: Widget | None, parent: Widget, size: Size) -> Any:
+    """`Compositor.reflow` for a layout of `part` alone where that can be done (point 25),
+    else Textual's (point 13's); what each widget placed was placed from, kept for the next."""
+    placed = None
+    if part is not None and parent is compositor.root and size == compositor.size:
+        placed = reflow_part(compositor, part)
+    if placed is None:
+        placed = type(compositor).reflow(compositor, parent, size)
+    compositor.__dict__["_byok_placed_from"] = (
+        compositor._full_map,
+        _placed_from(compositor._full_map),
+    )
+    return placed
+
+
+def _the_part_laid_out(screen: Screen[Any]) -> Widget | None:
+    """The one widget of fixed size that every change waiting for a layout lies inside
+    (where Textual stopped walking up from each), or None: the whole screen."""
+    waiting = screen._layout_widgets  # each ancestor walked up to, and what it holds
+    tops = [node for node in waiting if not any(up in waiting for up in node.ancestors)]
+    if len(tops) != 1:
+        return None
+    top = tops[0]
+    if top is screen or not isinstance(top, _widget_class()) or top.styles.auto_dimensions:
+        return None
+    return top
+
+
+@functools.cache
+def _widget_class() -> type[Widget]:
+    from textual.widget import Widget
+
+    return Widget
+
+
+def _placed_from(placed: dict[Widget, Any]) -> dict[Widget, tuple[object, ...]]:
+    """What each widget's place was worked out from: its children (Textual counts each change
+    of them, and of their children, on the node list), the layouts asked of it, its styles,
+    its scroll offset. A widget outside the part whose figures changed since means that a
+    change there has not asked for its layout yet: the whole screen is laid out."""
+    return {
+        widget: (
+            widget._nodes._updates,
+            widget._layout_updates,
+            widget.styles._cache_key,
+            widget._is_mounted,
+            widget._parent,
+            widget.scroll_offset,
+        )
+        for widget in placed
+    }
+
+
+def _inside(widget: Widget, part: Widget) -> bool:
+    node: Any = widget
+    while node is not None:
+        if node is part:
+            return True
+        node = node._parent
+    return False
+
+
+def reflow_part(compositor: Any, part: Widget) -> Any:
+    """`Compositor.reflow` for `part` alone (point 25): its widgets placed by Textual's
+    `_arrange_root` as if it were the screen, then moved to where it is. None where that
+    cannot be the same as a full layout (the caller lays out the whole screen)."""
+    from textual._compositor import ReflowResult
+    from textual.map_geometry import MapGeometry
+    from textual.scrollbar import ScrollBar, ScrollBarCorner
+
+    chrome = (ScrollBar, ScrollBarCorner)
+
+    old_map = compositor._full_map
+    placed = old_map.get(part)
+    if compositor._full_map_invalidated or placed is None or part not in compositor.widgets:
+        return None
+    map_then, figures_then = compositor.__dict__.get("_byok_placed_from", (None, {}))
+    if map_then is not old_map:  # made since by `full_map`, from what we never saw
+        return None
+    region, order, clip, _, _, virtual_region, dock_gutter = placed
+    if len(order) < 2 or not clip.contains_region(region):  # an overlay, or partly hidden
+        return None
+    depth = len(order)  # each widget of the part, and its scrollbars, painted after its order
+    old_part = {w: geometry for w, geometry in old_map.items() if geometry.order[:depth] == order}
+    figures_now = _placed_from({widget: None for widget in old_map if widget not in old_part})
+    if any(figures_then.get(widget) != figures for widget, figures in figures_now.items()):
+        return None
+    part_map, part_widgets = compositor._arrange_root(part, region.size, visible_only=False)
+    offset = region.offset
+    shift = order[-1][2]  # the part's place among its siblings, counted down from there
+    new: dict[Widget, Any] = {}
+    for widget, geometry in part_map.items():
+        at, painted, clipped, virtual_size, container_size, virtual, gutter = geometry
+        styles = widget.styles
+        if painted[0] != (0, 0, 0) or widget.absolute_offset is not None:
+            return None  # an overlay or an offset: placed against the whole screen
+        if styles.has_any_rules("constrain_x", "constrain_y"):
+            return None
+        if isinstance(widget, chrome):  # a scrollbar's virtual region is its region
+            virtual = virtual.translate(offset)
+        elif widget is part:
+            virtual = virtual_region
+        elif len(painted) == 1:
+            return None
+        if len(painted) == 1:  # the part itself and its scrollbars, as their parent had them
+            painted, clipped, gutter = order, clip, dock_gutter
+        else:
+            painted = order + tuple((layer, z, count + shift) for layer, z, count in painted[1:])
+            clipped = clipped.translate(offset)  # the part wholly in its clip: theirs is its own
+        new[widget] = MapGeometry(
+            at.translate(offset), painted, clipped, virtual_size, container_size, virtual, gutter
+        )
+    was_shown = {
+        widget
+        for widget in compositor.widgets
+        if widget in old_part or (widget not in old_map and _inside(widget, part))
+    }
+    compositor._cuts = compositor._layers = compositor._layers_visible = None
+    compositor._visible_widgets = compositor._visible_map = None
+    for widget in old_part:
+        del old_map[widget]
+    old_map.update(new)  # the full map: every other widget where it was
+    compositor.widgets = (compositor.widgets - was_shown) | part_widgets
+    changes = new.items() ^ old_part.items()
+    if compositor.size.region not in compositor._dirty_regions:
+        compositor._dirty_regions.update(
+            shown
+            for shown in (geometry.clip.intersection(geometry.region) for _, geometry in changes)
+            if shown
+        )
+    resized = {
+        widget
+        for widget, geometry in changes
+        if widget in old_part
+        and widget in new
+        and old_part[widget].region.size != geometry.region.size
+    }
+    return ReflowResult(
+        hidden=was_shown - part_widgets, shown=new.keys() - old_part.keys(), resized=resized
+    )

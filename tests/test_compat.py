@@ -26,6 +26,7 @@ from byok_tui.compat import (
     input_ends_with_the_terminal,
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
+    layouts_place_only_their_part,
     markdown_parsed_by_one_parser,
     opaque_screens_hide_those_under_them,
     output_ends_with_the_terminal,
@@ -317,7 +318,7 @@ def test_14_a_screen_s_layout_still_posts_it_a_resize_its_handler_lays_out_again
         original_once(screens_lay_out_once_a_size, Screen, "_screen_resized")
     )
     assert "self._refresh_layout(size)" in original and "_compositor" not in original
-    layout = inspect.getsource(Screen._refresh_layout)
+    layout = inspect.getsource(getattr(Screen._refresh_layout, "replaced", Screen._refresh_layout))
     assert "send_resize = shown | resized" in layout and "ResizeEvent(" in layout
     resize = inspect.getsource(Screen._on_resize)  # ours passes over old sizes first (7)
     original_resize = inspect.getclosurevars(Screen._on_resize).nonlocals.get("on_resize")
@@ -452,7 +453,7 @@ def test_19_a_layout_refreshes_scrollbars_before_the_frame_that_draws_them() -> 
     assert "self.vertical_scrollbar.refresh()" in inspect.getsource(Widget._scroll_update)
     check = inspect.getsource(Widget._check_refresh)
     assert "if self._repaint_required:" in check and "messages.Update(self)" in check
-    layout = inspect.getsource(Screen._refresh_layout)
+    layout = inspect.getsource(getattr(Screen._refresh_layout, "replaced", Screen._refresh_layout))
     sized = layout.index("widget._size_updated(region.size, virtual_size, container_size)")
     assert sized < layout.index("self._compositor_refresh()")
     reflow = getattr(Compositor.reflow, "replaced", Compositor.reflow)  # point 13 wraps it
@@ -617,3 +618,34 @@ def test_24_footer_keys_start_compact_and_the_footer_binds_all_but_the_palette_s
     assert compose.count(").data_bind(compact=Footer.compact)") == 2
     palette = compose[compose.index('classes="-command-palette"') :]
     assert "data_bind" not in palette
+
+
+def test_25_a_layout_places_every_widget_from_the_root_and_a_change_stops_at_a_fixed_size() -> None:
+    """Textual's `_refresh_layout` still lays out through `Compositor.reflow(self, size)`,
+    which still places every widget from the root (`_arrange_root`, the root at order
+    `((0, 0, 0),)` and count 0, each child's order its parent's and `(layer, z, count)`, a
+    scrollbar's virtual region its region); `_on_layout` still walks up from a changed
+    widget to the first ancestor whose size does not follow its content; a widget's
+    arrangement still changes with its node list's count. If Textual lays out only what
+    changed, point 25 can go."""
+    from textual._compositor import Compositor
+    from textual.screen import Screen
+
+    original = inspect.getsource(
+        original_once(layouts_place_only_their_part, Screen, "_refresh_layout")
+    )
+    assert "self._compositor.reflow(self, size)" in original
+    assert "self._layout_widgets.clear()" in original
+    on_layout = inspect.getsource(Screen._on_layout)
+    assert "if not ancestor.styles.auto_dimensions:" in on_layout
+    assert "self._layout_widgets[ancestor].add(widget)" in on_layout
+    arrange_root = inspect.getsource(Compositor._arrange_root)
+    assert "((0, 0, 0),),\n            layer_order," in arrange_root
+    assert "widget_order = order + ((layer_index, z, layer_order),)" in arrange_root
+    assert "placement.process_offset(size.region, placement_scroll_offset)" in arrange_root
+    assert "no_clip if overlay else sub_clip" in arrange_root
+    assert "sub_clip = clip.intersection(child_region)" in arrange_root
+    scrollbars = arrange_root[arrange_root.index("_arrange_scrollbars(") :]
+    assert scrollbars[: scrollbars.index("map[widget._render_widget]")].count("chrome_region,") == 2
+    assert "self._nodes._updates" in inspect.getsource(Widget.arrange)
+    assert "self._layout_updates += 1" in inspect.getsource(Widget.refresh)

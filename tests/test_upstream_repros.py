@@ -34,6 +34,7 @@ FIXED_BY = {
     "22_styles_cache_kept_by_lru_cache.py": "styles_caches_let_go",
     "23_watcher_keeps_removed_widget.py": "watchers_go_with_their_node",
     "24_footer_key_restyled_twice.py": "footer_keys_styled_once",
+    "25_layout_places_every_widget.py": "layouts_place_only_their_part",
 }
 
 

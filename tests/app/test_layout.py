@@ -797,3 +797,44 @@ async def test_a_conversation_opened_at_start_is_rendered_at_one_width(
         assert chat(app).query_one(ConfigPane).display
     assert widths, "no long reply was drawn"
     assert all(len(seen) == 1 for seen in widths.values()), f"rendered at widths {widths}"
+
+
+async def test_a_growing_reply_lays_out_only_the_transcript_and_places_all_as_a_whole_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each step a streaming reply grows is a layout whose every change lies inside the
+    transcript. Textual placed every widget of the screen at each one (the sidebar, the
+    config pane, the header and the footer, ~70 widgets for the ~10 that can move); through
+    byok_tui/compat.py (point 25) only the transcript's part is placed. After each such
+    layout every widget is where a layout of the whole screen puts it, and which are shown
+    is the same."""
+    from textual._compositor import Compositor
+
+    import byok_tui.compat as compat
+
+    parts: list[str] = []  # the part each partial layout placed
+    differences: list[str] = []
+    reflow_part = compat.reflow_part
+
+    def compared(compositor: Compositor, part: Widget) -> object:
+        result = reflow_part(compositor, part)
+        if result is not None and compositor.root is not None:
+            parts.append(type(part).__name__)
+            whole, shown = compositor._arrange_root(
+                compositor.root, compositor.size, visible_only=False
+            )
+            placed = compositor._full_map
+            moved = [w for w in whole.keys() | placed.keys() if whole.get(w) != placed.get(w)]
+            if moved or shown != compositor.widgets:
+                differences.append(f"{part!r}: {moved!r}, {shown ^ compositor.widgets!r}")
+        return result
+
+    monkeypatch.setattr(compat, "reflow_part", compared)
+    app = answering_under_a_screenful(300)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await send(pilot, "Tell me a lot")
+        await wait_for(pilot, lambda: "word 299" in "".join(replies(app)), timeout=30)
+        await pilot.pause()
+    assert parts.count("ConversationTranscript") >= 3, f"placed alone: {parts}"
+    assert not differences, differences
