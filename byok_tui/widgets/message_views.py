@@ -147,6 +147,7 @@ class ReplyView(Vertical, can_focus=True):
     """One assistant reply; streams Markdown as it arrives."""
 
     virtual_size = virtual_size_set_by_layout()
+    BLANK = True  # no border, no content of its own: what shows of it is its background
 
     DEFAULT_CSS = """
     ReplyView { height: auto; margin: 1 8 0 0; }

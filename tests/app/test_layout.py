@@ -6,10 +6,11 @@ whole, with what reaches the terminal the same."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
+from rich.segment import Segment
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
@@ -838,3 +839,57 @@ async def test_a_growing_reply_lays_out_only_the_transcript_and_places_all_as_a_
         await pilot.pause()
     assert parts.count("ConversationTranscript") >= 3, f"placed alone: {parts}"
     assert not differences, differences
+
+
+async def test_a_reply_drawn_as_a_blank_draws_what_styling_it_draws_focused_or_not() -> None:
+    """A reply has no border and no content of its own (`BLANK`): each of its lines is one
+    blank strip of its background, not a line styled cell by cell, ~1 ms a frame in which a
+    streaming reply grows (drawn under what it holds). What shows of it, beside a narrow
+    line of its own (its alternatives) or around text, is the same either way, focused
+    (another background) or not."""
+    from textual.geometry import Region
+
+    from byok_tui.widgets.message_views import ReplyView
+    from tests.support.keys import FAKE_KEYS
+    from tests.support.stored import one_exchange
+
+    store, conversation = one_exchange(FAKE_KEYS["openai"], "Two answers")
+    question = store.add_message(conversation.id, "user", "What is a kumquat?")
+    store.add_message(conversation.id, "assistant", "A fruit.")
+    store.branch_from(conversation.id, question.id)
+    store.add_message(conversation.id, "assistant", "A small citrus fruit.\n\nEaten whole.")
+    store.close()
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        reply = chat(app).query(ReplyView).last()
+        assert ReplyView.BLANK
+        for focused in (False, True):
+            if focused:
+                reply.focus()
+                await pilot.pause()
+            whole = Region(0, 0, reply.size.width, reply.size.height)
+            blank = reply.render_lines(whole)
+            reply._styles_cache.clear()
+            ReplyView.BLANK = False
+            try:
+                styled = reply._styles_cache.render_widget(reply, whole)
+            finally:
+                ReplyView.BLANK = True
+            assert [cells(strip) for strip in blank] == [cells(strip) for strip in styled], (
+                f"focused={focused}: a blank line of the reply shows otherwise"
+            )
+
+
+def cells(strip: Iterable[Segment]) -> list[tuple[object, ...]]:
+    """What a line shows: each cell's character, background, and the styles a blank shows
+    (a foreground colour shows nothing on a space)."""
+    return [
+        (character, style.bgcolor, *(bool(getattr(style, name)) for name in SHOWN_ON_A_SPACE))
+        for text, style, _ in strip
+        if style is not None
+        for character in text
+    ]
+
+
+SHOWN_ON_A_SPACE = ("underline", "strike", "reverse", "overline")
