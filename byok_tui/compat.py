@@ -204,21 +204,25 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    before; drawn the same, and a compact footer's keys still take the class. Not reported
    upstream yet; once FooterKey's default follows the footer's, remove this and keep the
    test in tests/app/test_layout.py, which must pass unchanged.
-25. `layouts_place_only_their_part`: wraps `Screen._refresh_layout` (textual/screen.py) and
-   `Compositor.reflow` (textual/_compositor.py). When every change a layout waits for lies
-   inside one widget of fixed size (Textual stops walking up from a changed widget at the
-   first ancestor whose size does not follow its content, and clears the arrangements it
-   kept only up to there), the layout places that widget's part of the screen alone, with
-   Textual's own `_arrange_root`, and keeps every other widget where the full map had it.
-   Textual placed every widget of the screen: each step a streaming reply grew (a dozen
-   lines) placed the sidebar, the config pane, the header and the footer again, ~70
-   widgets for the ~10 that can move, 3-5 ms of a 10-19 ms frame in tmux in which a key
-   typed waits. The part's map is translated to its place: its offset added to each
-   region and clip, its painting order put in front of theirs. A part that is
-   not wholly on screen, holds an overlay or a widget placed by offset or constraint (each
-   placed against the whole screen), or a map that is stale, gets Textual's full layout.
-   Not reported upstream yet; once Textual lays out only what changed, remove this and keep
-   the tests in tests/app/test_layout.py, which must pass unchanged.
+25. `layouts_place_only_their_part`: wraps `Screen._refresh_layout` (textual/screen.py) and,
+   for the layout it runs, its compositor's `reflow` (textual/_compositor.py). When every
+   change a layout waits for lies inside one widget of fixed size (Textual walks up from a
+   changed widget only to the first ancestor whose size does not follow its content, and
+   clears the arrangements it kept only up to there), the layout places that widget's part
+   of the screen alone, with Textual's own `_arrange_root`, and keeps every other widget
+   where the full map had it. Textual placed every widget of the screen: each step a
+   streaming reply grew (a dozen lines) placed the sidebar, the config pane, the header and
+   the footer again, ~70 widgets for the ~10 that can move, 3-5 ms (the part alone: 2.2-3.9
+   ms) of a 10-19 ms frame in tmux in which a key typed waits. The part's map is moved to
+   its place: its offset added to each region and clip, its painting order put after the
+   part's own. The whole screen is laid out as before when the part is not wholly on
+   screen, holds an overlay or a widget placed by offset or constraint (each placed against
+   the whole screen), when the map is stale, or when a widget outside the part changed since
+   the last layout (its children, the layouts asked of it, its styles, its scroll) without
+   its layout asked for yet: a full layout takes in a widget mounted or removed before its
+   Layout message reaches the screen. Not reported upstream yet; once Textual lays out only
+   what changed, remove this and keep the test in tests/app/test_layout.py, which must pass
+   unchanged.
 """
 
 from __future__ import annotations
@@ -977,21 +981,16 @@ def _reflow(compositor: Any, part: Widget | None, parent: Widget, size: Size) ->
 def _the_part_laid_out(screen: Screen[Any]) -> Widget | None:
     """The one widget of fixed size that every change waiting for a layout lies inside
     (where Textual stopped walking up from each), or None: the whole screen."""
+    from textual.widget import Widget
+
     waiting = screen._layout_widgets  # each ancestor walked up to, and what it holds
     tops = [node for node in waiting if not any(up in waiting for up in node.ancestors)]
     if len(tops) != 1:
         return None
     top = tops[0]
-    if top is screen or not isinstance(top, _widget_class()) or top.styles.auto_dimensions:
+    if top is screen or not isinstance(top, Widget) or top.styles.auto_dimensions:
         return None
     return top
-
-
-@functools.cache
-def _widget_class() -> type[Widget]:
-    from textual.widget import Widget
-
-    return Widget
 
 
 def _placed_from(placed: dict[Widget, Any]) -> dict[Widget, tuple[object, ...]]:

@@ -627,7 +627,8 @@ async def test_a_scrollbar_a_layout_drew_is_not_drawn_again_in_a_frame_of_its_ow
         # ... and once it streams: sending redraws the column (the activity line) as a whole.
         await wait_for(pilot, lambda: "word 20 " in "".join(replies(app)[-1:]))
         frames.clear()
-        await wait_for(pilot, lambda: "word 599" in "".join(replies(app)))
+        # 600 words 4 ms apart, each frame recorded: over 10 s on a slow, loaded host.
+        await wait_for(pilot, lambda: "word 599" in "".join(replies(app)), timeout=30)
         await pilot.pause(0.3)
         bar = transcript.vertical_scrollbar
         bar._styles_cache.clear()
