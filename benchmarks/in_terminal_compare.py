@@ -15,7 +15,7 @@ from pathlib import Path
 
 from benchmarks.in_terminal import ECHO_KEYS, SIZE, _reply_round
 from benchmarks.server import bench_server
-from benchmarks.support import PYTHON, Result, forget_drafts, make_home, settle
+from benchmarks.support import PYTHON, Result, forget_drafts, make_home, percentile, settle
 from benchmarks.tmux_terminal import TmuxTerminal
 
 TARGETS = "openai:gpt-5.4-mini, groq:llama-3.3-70b-versatile, mistral:mistral-small-latest"
@@ -105,7 +105,7 @@ def bench_terminal_compare(work: Path, quick: bool) -> Result:
         f"written {statistics.median(sizes) / 1024:.0f} KiB; a key typed while they "
         f"stream drawn in: max {switch * 1000:.1f} ms"
         + (
-            f", 95th percentile {statistics.quantiles(busy, n=20)[-1] * 1000:.1f} ms, "
+            f", 95th percentile {percentile(busy, 95) * 1000:.1f} ms, "
             f"median {statistics.median(busy) * 1000:.1f} ms"
             if len(busy) > 1
             else ""

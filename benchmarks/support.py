@@ -13,6 +13,7 @@ import re
 import select
 import signal
 import sqlite3
+import statistics
 import struct
 import subprocess
 import sys
@@ -56,6 +57,15 @@ SETTLING = Settling()
 def settle(seconds: float) -> float:
     """`seconds` of settling, as this run waits them (see Settling)."""
     return seconds * SETTLING.share
+
+
+def percentile(figures: list[float], percent: int) -> float:
+    """The `percent`th percentile of `figures`, never outside their range: interpolated
+    between the figures themselves (`statistics.quantiles`' default extrapolates past the
+    greatest of a few, as a "95th percentile" above the maximum)."""
+    if len(figures) == 1:
+        return figures[0]
+    return statistics.quantiles(figures, n=100, method="inclusive")[percent - 1]
 
 
 PROSE = "The quick brown fox jumps over the lazy dog. " * 6

@@ -53,3 +53,13 @@ def test_the_benchmarks_database_shows_every_message_it_wrote(tmp_path: Path) ->
     store = Store(tmp_path / "data" / "byok-tui.sqlite3")
     for conversation in store.conversations(store.bots()[0].id):
         assert len(store.messages(conversation.id)) == 30
+
+
+def test_a_reported_percentile_lies_between_the_fewest_figures_least_and_greatest() -> None:
+    """A 95th percentile of a few echoes is never above their maximum (an extrapolating
+    formula reported 103 ms against a maximum of 63 ms)."""
+    from benchmarks.support import percentile
+
+    for figures in ([0.0627, 0.0117, 0.009], [0.01], [0.005, 0.2], [0.3, 0.1, 0.2, 0.4, 0.25]):
+        assert min(figures) <= percentile(figures, 95) <= max(figures)
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
