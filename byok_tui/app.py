@@ -45,6 +45,7 @@ from byok_tui.compat import (
     styles_caches_let_go,
     timers_tick_at_the_next_interval,
     watchers_go_with_their_node,
+    widgets_going_away_keep_their_styles,
 )
 from byok_tui.core.bindings import (
     APP_KEYS,
@@ -122,7 +123,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # byok_tui/compat.py, points 7-11, 13-19, 21-23, 25
+        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25, 26
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -138,6 +139,7 @@ class ByokApp(App[None]):
         styles_caches_let_go()
         watchers_go_with_their_node()
         layouts_place_only_their_part()
+        widgets_going_away_keep_their_styles()
         self._services = services
         if services is not None:
             environ = services.environ

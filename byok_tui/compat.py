@@ -223,6 +223,14 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    Layout message reaches the screen. Not reported upstream yet; once Textual lays out only
    what changed, remove this and keep the test in tests/app/test_layout.py, which must pass
    unchanged.
+26. `widgets_going_away_keep_their_styles`: wraps `Widget.watch_has_focus` (textual/widget.py),
+   which restyles a widget and everything in it when it gains or loses the focus. A widget
+   being removed (Textual marks it `_pruning`) loses the focus as it goes, and nothing of it
+   is drawn again: its restyle is skipped. Closing Settings, whose scroll area holds the
+   focus and ~200 widgets, restyled them all (~100 ms on two shared cores, with the chat
+   screen back and keys typed waiting). Any other change of focus restyles as before. Not
+   reported upstream yet; once Textual skips it, remove this and keep the test in
+   tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -929,6 +937,24 @@ def footer_keys_styled_once() -> None:
                 self.set_reactive(FooterKey.compact, True)
 
     _footer.FooterKey = FooterKey  # type: ignore[misc]
+
+
+@_guarded("textual")
+def widgets_going_away_keep_their_styles() -> None:
+    """A widget being removed is not restyled as it loses the focus (point 26); once."""
+    from textual.widget import Widget
+
+    if getattr(Widget.watch_has_focus, "skips_the_removed", False):
+        return
+    watch_has_focus = Widget.watch_has_focus
+
+    def _watch_has_focus(self: Widget, has_focus: bool) -> None:
+        if not self._pruning:  # going: none of it is drawn again
+            watch_has_focus(self, has_focus)
+
+    _watch_has_focus.skips_the_removed = True  # type: ignore[attr-defined]
+    _watch_has_focus.replaced = watch_has_focus  # type: ignore[attr-defined]  # for the canary
+    Widget.watch_has_focus = _watch_has_focus  # type: ignore[method-assign,assignment]
 
 
 @_guarded("textual")

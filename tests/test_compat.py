@@ -44,6 +44,7 @@ from byok_tui.compat import (
     timers_tick_at_the_next_interval,
     virtual_size_set_by_layout,
     watchers_go_with_their_node,
+    widgets_going_away_keep_their_styles,
     with_network_backend,
 )
 from byok_tui.widgets.following_scroll import FollowingScroll
@@ -649,3 +650,23 @@ def test_25_a_layout_places_every_widget_from_the_root_and_a_change_stops_at_a_f
     assert scrollbars[: scrollbars.index("map[widget._render_widget]")].count("chrome_region,") == 2
     assert "self._nodes._updates" in inspect.getsource(Widget.arrange)
     assert "self._layout_updates += 1" in inspect.getsource(Widget.refresh)
+
+
+def test_26_a_widget_removed_loses_the_focus_and_its_focus_watcher_restyles_all_it_holds() -> None:
+    """Textual's `Widget.watch_has_focus` still restyles the widget and everything in it
+    (`update_node_styles`); removing widgets still marks every one `_pruning` and takes the
+    focus off the screen's focused one among them (`_reset_focus`), whose Blur still sets
+    `has_focus` False. If Textual skips restyling what is being removed, point 26 can go."""
+    from textual.app import App
+    from textual.dom import DOMNode
+
+    original = inspect.getsource(
+        original_once(widgets_going_away_keep_their_styles, Widget, "watch_has_focus")
+    )
+    assert "self.update_node_styles()" in original
+    assert "self.app.update_styles(self" in inspect.getsource(DOMNode.update_node_styles)
+    assert "node.walk_children(with_self=True)" in inspect.getsource(App.update_styles)
+    prune = inspect.getsource(App._prune)
+    assert "node._pruning = True" in prune
+    assert "screen._reset_focus(screen.focused, list(pruning_nodes))" in prune
+    assert "self.has_focus = False" in inspect.getsource(Widget._on_blur)

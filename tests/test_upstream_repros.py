@@ -35,6 +35,7 @@ FIXED_BY = {
     "23_watcher_keeps_removed_widget.py": "watchers_go_with_their_node",
     "24_footer_key_restyled_twice.py": "footer_keys_styled_once",
     "25_layout_places_every_widget.py": "layouts_place_only_their_part",
+    "26_removed_widget_restyled_on_blur.py": "widgets_going_away_keep_their_styles",
 }
 
 

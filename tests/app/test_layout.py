@@ -315,6 +315,49 @@ async def test_a_screen_opened_styles_each_of_its_widgets_once(
         assert styled.get(id(row), 0) >= 1, "a theme changed restyles the rows"
 
 
+async def test_a_screen_closed_restyles_none_of_the_widgets_going_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Closing Settings: its scroll area, which holds the focus and ~200 widgets, loses the
+    focus as the screen is removed. Textual restyled all it holds then (~100 ms on two
+    shared cores, after the key that closed it), though none of it is drawn again. A widget
+    that stays still takes its styles again when it loses the focus."""
+    from textual.css.stylesheet import Stylesheet
+    from textual.dom import DOMNode
+
+    styled: list[DOMNode] = []
+    apply = Stylesheet.apply
+
+    def counted(self: Stylesheet, node: DOMNode, *args: object, **kwargs: object) -> None:
+        styled.append(node)
+        apply(self, node, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Stylesheet, "apply", counted)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        settings = app.screen
+        assert app.focused is settings.query_one("#settings")
+        held = set(settings.query("*"))
+        assert len(held) > 150
+        styled.clear()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ChatScreen"
+        restyled = [node for node in styled if node in held]
+        assert not restyled, f"{len(restyled)} widgets of the closed screen styled again"
+        composer = app.screen.query_one(Composer)
+        composer.focus()
+        await pilot.pause()
+        styled.clear()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is not composer
+        assert composer in styled, "a widget that stays is styled again as it loses the focus"
+
+
 async def test_a_key_typed_redraws_the_composer_not_the_whole_screen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
