@@ -32,6 +32,7 @@ from byok_tui.compat import (
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
     layouts_place_only_their_part,
+    new_stylesheets_parsed_alone,
     opaque_screens_hide_those_under_them,
     output_ends_with_the_terminal,
     page_keys_need_lines,
@@ -123,7 +124,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25, 26
+        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25-27
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -140,6 +141,7 @@ class ByokApp(App[None]):
         watchers_go_with_their_node()
         layouts_place_only_their_part()
         widgets_going_away_keep_their_styles()
+        new_stylesheets_parsed_alone()
         self._services = services
         if services is not None:
             environ = services.environ

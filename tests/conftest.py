@@ -100,6 +100,7 @@ def css_parsed_once_a_process() -> None:
             parsed[key] = rules
         return rules
 
+    parsed_once.replaced = parse_rules  # type: ignore[attr-defined]  # for a test of parsing
     Stylesheet._parse_rules = parsed_once  # type: ignore[method-assign, assignment]
 
 

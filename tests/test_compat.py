@@ -28,6 +28,7 @@ from byok_tui.compat import (
     layouts_keep_their_map,
     layouts_place_only_their_part,
     markdown_parsed_by_one_parser,
+    new_stylesheets_parsed_alone,
     opaque_screens_hide_those_under_them,
     output_ends_with_the_terminal,
     page_keys_need_lines,
@@ -670,3 +671,32 @@ def test_26_a_widget_removed_loses_the_focus_and_its_focus_watcher_restyles_all_
     assert "node._pruning = True" in prune
     assert "screen._reset_focus(screen.focused, list(pruning_nodes))" in prune
     assert "self.has_focus = False" in inspect.getsource(Widget._on_blur)
+
+
+def test_27_a_screen_s_new_css_is_parsed_with_every_other_and_restyles_the_whole_app() -> None:
+    """Textual's `_load_screen_css` still reads a new screen's CSS into the app's stylesheet
+    (`read`, `add_source`), then calls `self.stylesheet.reparse()` and
+    `self.stylesheet.update(self)`; `reparse` still parses in a fresh `Stylesheet`;
+    `parse` still takes each source from `_parse_rules` (cached by its text, place,
+    defaults, tie-breaker and scope) and leaves out a source once it failed; `apply` still
+    limits a widget's rules to those whose `selector_names` it has. If Textual parses only
+    new CSS and restyles only what it may style, point 27 can go."""
+    from textual.app import App
+    from textual.css.stylesheet import Stylesheet
+
+    original = inspect.getsource(
+        original_once(new_stylesheets_parsed_alone, App, "_load_screen_css")
+    )
+    assert "self.stylesheet.read(path)" in original
+    assert "self.stylesheet.reparse()\n            self.stylesheet.update(self)" in original
+    assert "stylesheet = Stylesheet(variables=self._variables)" in inspect.getsource(
+        Stylesheet.reparse
+    )
+    parse = inspect.getsource(Stylesheet.parse)
+    assert "css_rules = self._parse_rules(" in parse
+    assert "if css in self._invalid_css:" in parse
+    parse_rules = inspect.getsource(  # Textual's, not the suite's cache of it (conftest.py)
+        getattr(Stylesheet._parse_rules, "replaced", Stylesheet._parse_rules)
+    )
+    assert "cache_key = (css, read_from, is_default_rules, tie_breaker, scope)" in parse_rules
+    assert "rules_map.keys() & node._selector_names" in inspect.getsource(Stylesheet.apply)

@@ -36,6 +36,7 @@ FIXED_BY = {
     "24_footer_key_restyled_twice.py": "footer_keys_styled_once",
     "25_layout_places_every_widget.py": "layouts_place_only_their_part",
     "26_removed_widget_restyled_on_blur.py": "widgets_going_away_keep_their_styles",
+    "27_screen_css_restyles_the_app.py": "new_stylesheets_parsed_alone",
 }
 
 
