@@ -64,9 +64,26 @@ class TmuxTerminal:
         deadline = time.perf_counter() + timeout
         while text not in (shown := self.screen()):
             if time.perf_counter() > deadline:
-                raise TimeoutError(f"never showed {text!r}; on screen: {shown[-600:]!r}")
+                raise TimeoutError(f"never showed {text!r}; {self._what_it_did(shown)}")
             time.sleep(every)
         return time.perf_counter()
+
+    def _what_it_did(self, shown: str, watched: float = 1.0) -> str:
+        """What the screen showed, and whether the program drew or worked in the `watched`
+        seconds after: a frozen screen with the program idle is not a key lost."""
+        said = f"on screen: {shown[-600:]!r}"
+        try:
+            cpu = self.cpu_seconds()
+            time.sleep(watched)
+            again = self.screen()
+            worked = self.cpu_seconds() - cpu
+        except (OSError, subprocess.SubprocessError):
+            return f"{said}; the program has ended"
+        drawn = "the same" if again == shown else f"changed to {again[-600:]!r}"
+        return (
+            f"{said}; {watched:g} s later the screen was {drawn}, the program having used "
+            f"{worked:.2f} s of CPU meanwhile"
+        )
 
     def ended(self) -> bool:
         return self._tmux("display-message", "-p", "-t", "bench", "#{pane_dead}") == "1"

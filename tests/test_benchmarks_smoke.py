@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,30 @@ def test_a_reported_percentile_lies_between_the_fewest_figures_least_and_greates
     for figures in ([0.0627, 0.0117, 0.009], [0.01], [0.005, 0.2], [0.3, 0.1, 0.2, 0.4, 0.25]):
         assert min(figures) <= percentile(figures, 95) <= max(figures)
     assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
+
+
+@pytest.mark.skipif(not shutil.which("tmux"), reason="tmux is not installed")
+def test_a_screen_that_never_shows_says_whether_the_program_still_drew_or_worked(
+    tmp_path: Path,
+) -> None:
+    """A benchmark that times out waiting for a screen says what was there, and whether in
+    the second after the program drew anything or used the CPU: a frozen app and a key that
+    went elsewhere look alike on one capture."""
+    from benchmarks.tmux_terminal import TmuxTerminal
+
+    terminal = TmuxTerminal(
+        [sys.executable, "-c", "print('ready', flush=True); import time; time.sleep(30)"],
+        dict(os.environ),
+        (40, 5),
+        tmp_path,
+    )
+    try:
+        terminal.wait_for("ready", timeout=10)
+        with pytest.raises(TimeoutError) as raised:
+            terminal.wait_for("never", timeout=0.1)
+    finally:
+        terminal.close()
+    said = str(raised.value)
+    assert "on screen: 'ready" in said
+    assert "1 s later the screen was the same" in said
+    assert "0.00 s of CPU meanwhile" in said

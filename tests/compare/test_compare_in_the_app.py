@@ -364,3 +364,23 @@ async def test_quitting_while_the_replies_come_ends_cleanly_and_keeps_them() -> 
     assert not crash_dir.exists() or not list(crash_dir.iterdir()), "a crash report was written"
     kept = store().connection().execute("SELECT status FROM messages WHERE role = 'assistant'")
     assert [row[0] for row in kept] == ["partial"] * 3, "a reply was not kept"
+
+
+async def test_keys_typed_the_moment_a_compare_closes_land_in_the_chat_composer() -> None:
+    """Escape closes the compare, and keys typed at once, before the chat has read its
+    conversation again, are in the chat composer and on screen with their estimate: none
+    goes to the compare on its way out, none is wiped by the conversation read after it."""
+    import html
+
+    with provider_server(by_model) as server:
+        app = app_on(server)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await compare(pilot, app)
+            await all_ended(pilot, screen)
+            await pilot.press("escape", *"hello")
+            composer = chat(app).query_one(Composer)
+            await wait_for(pilot, lambda: composer.text == "hello", 15)
+            await pilot.pause(0.5)  # the conversation read again meanwhile, the estimate made
+            shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+            assert composer.text == "hello" and composer.has_focus
+            assert "hello" in shown and "tokens in" in shown, "the keys typed are not on screen"
