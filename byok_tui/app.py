@@ -29,6 +29,7 @@ from textual.widget import Widget
 from byok_tui.app_services.services import Backend, Services, open_services
 from byok_tui.compat import (
     input_ends_with_the_terminal,
+    layouts_ask_no_layout_for_the_sizes_they_set,
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
     layouts_place_only_their_part,
@@ -124,7 +125,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25-27
+        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25-28
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -135,6 +136,7 @@ class ByokApp(App[None]):
         partial_updates_draw_what_they_show()
         strips_kept_out_of_cycles()
         strips_make_their_caches_when_used()
+        layouts_ask_no_layout_for_the_sizes_they_set()  # before point 19, which wraps it
         layouts_draw_what_they_resize()
         opaque_screens_hide_those_under_them()
         styles_caches_let_go()

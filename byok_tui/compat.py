@@ -243,6 +243,21 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    any other widget's rules are unchanged, and so its styles. Not reported upstream yet;
    once Textual parses only new CSS, remove this and keep the test in
    tests/app/test_layout.py, which must pass unchanged.
+28. `layouts_ask_no_layout_for_the_sizes_they_set`: wraps `Widget._size_updated`
+   (textual/widget.py), beneath point 19, to tell it what Textual tells it for the widgets a
+   scroll exposes: set the virtual size without asking for a layout. The screen's layout
+   calls it for every widget it placed, and the virtual size it sets is what that layout
+   worked out; assigned to a reactive declared `layout=True`, each change asked for the
+   screen to be laid out again, which found nothing to move. Showing the config pane, ~40 of
+   its widgets asked: two layouts where one placed everything, and the chat screen settled
+   with 9 layouts rather than 10-11 (point 1 does the same for our own widgets whatever
+   Textual's version). A container's scrollbars that appear or go still ask for the layout
+   they need; a ScrollView, whose virtual size is its own, has its own `_size_updated`. The
+   arrangements kept above the widget are still cleared, as the ask cleared them: kept by
+   their children's version, an older one holds widgets removed since (the footer's keys of
+   the last change of focus, with all they drew, ~0.4 MB each). Not
+   reported upstream yet; once Textual sets a layout's virtual sizes quietly, remove this
+   and keep the test in tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -783,6 +798,45 @@ def strips_make_their_caches_when_used() -> None:
     __init__.caches_when_used = True  # type: ignore[attr-defined]
     __init__.replaced = init  # type: ignore[attr-defined]  # for the canary
     Strip.__init__ = __init__  # type: ignore[method-assign]
+
+
+@_guarded("textual")
+def layouts_ask_no_layout_for_the_sizes_they_set() -> None:
+    """A widget's virtual size, set by a layout, asks for no other layout (point 28); once.
+    Beneath point 19, which reads whether a layout is what sized the widget."""
+    from textual.widget import Widget
+
+    current: Any = Widget._size_updated
+    point_19 = getattr(current, "left_to_the_layout", False)
+    if getattr(current.replaced if point_19 else current, "sets_sizes_quietly", False):
+        return
+    if point_19:  # installed already, around Textual's own: this goes in beneath it
+        Widget._size_updated = current.replaced  # type: ignore[method-assign]
+    size_updated = Widget._size_updated
+
+    # Textual's own, told what it is told for a scroll's exposed widgets: set the virtual
+    # size without asking for a layout; all else it does the same. (A ScrollView, whose
+    # virtual size is its own, has its own `_size_updated`: left as it is.) What the ask did
+    # to the arrangements kept above the widget is still done: they may hold widgets gone
+    # since (the footer's keys of the last change of focus, with all they drew), and a new
+    # list of children is arranged anew beside them, not in their place.
+    def _size_updated(
+        self: Widget, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        if layout and type(self).virtual_size._layout and virtual_size != self.virtual_size:
+            for ancestor in self.ancestors:
+                if not isinstance(ancestor, Widget):
+                    break
+                ancestor._clear_arrangement_cache()
+                if not ancestor.styles.auto_dimensions:
+                    break
+        return size_updated(self, size, virtual_size, container_size, False)
+
+    _size_updated.sets_sizes_quietly = True  # type: ignore[attr-defined]
+    _size_updated.replaced = size_updated  # type: ignore[attr-defined]  # for the canary
+    Widget._size_updated = _size_updated  # type: ignore[method-assign]
+    if point_19:
+        layouts_draw_what_they_resize()
 
 
 @_guarded("textual")

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from byok_tui.compat import (
     footer_keys_styled_once,
     input_ends_with_the_terminal,
+    layouts_ask_no_layout_for_the_sizes_they_set,
     layouts_draw_what_they_resize,
     layouts_keep_their_map,
     layouts_place_only_their_part,
@@ -445,6 +446,8 @@ def test_19_a_layout_refreshes_scrollbars_before_the_frame_that_draws_them() -> 
     from textual.screen import Screen
 
     size_updated = original_once(layouts_draw_what_they_resize, Widget, "_size_updated")
+    while hasattr(size_updated, "replaced"):  # point 28, beneath it once an app has started
+        size_updated = size_updated.replaced
     assert "self._scroll_update(virtual_size)" in inspect.getsource(size_updated)
     assert "if self._size != size:\n                self._set_dirty()" in inspect.getsource(
         size_updated
@@ -700,3 +703,42 @@ def test_27_a_screen_s_new_css_is_parsed_with_every_other_and_restyles_the_whole
     )
     assert "cache_key = (css, read_from, is_default_rules, tie_breaker, scope)" in parse_rules
     assert "rules_map.keys() & node._selector_names" in inspect.getsource(Stylesheet.apply)
+
+
+def test_28_a_layout_sets_each_widget_s_virtual_size_through_a_reactive_that_lays_out() -> None:
+    """Textual's `Widget._size_updated` still assigns `virtual_size` (declared `layout=True`)
+    when told it is a layout, and sets it quietly (`set_reactive`) when not; the screen's
+    layout still calls it for each widget it placed without saying which; a ScrollView
+    still has its own; a layout asked for still clears the arrangements kept above the
+    widget, each kept by its children's version (an older one holds widgets gone since).
+    Point 28 sits beneath point 19 once, whichever was installed first.
+    If Textual sets a virtual size its layout worked out without asking for another, point
+    28 can go."""
+    from textual.screen import Screen
+    from textual.scroll_view import ScrollView
+
+    layouts_draw_what_they_resize()
+    layouts_ask_no_layout_for_the_sizes_they_set()
+    layouts_ask_no_layout_for_the_sizes_they_set()
+    chain = [Widget._size_updated]
+    while hasattr(chain[-1], "replaced"):
+        chain.append(chain[-1].replaced)
+    marks = [
+        "left_to_the_layout" if hasattr(f, "left_to_the_layout") else
+        "sets_sizes_quietly" if hasattr(f, "sets_sizes_quietly") else "textual"
+        for f in chain
+    ]  # fmt: skip
+    assert marks == ["left_to_the_layout", "sets_sizes_quietly", "textual"]
+    original = inspect.getsource(chain[-1])
+    assert (
+        "if layout:\n                self.virtual_size = virtual_size\n            else:\n"
+        "                self.set_reactive(Widget.virtual_size, virtual_size)"
+    ) in original
+    assert Widget.virtual_size._layout is True
+    assert "_size_updated" in ScrollView.__dict__
+    layout = inspect.getsource(getattr(Screen._refresh_layout, "replaced", Screen._refresh_layout))
+    assert "widget._size_updated(region.size, virtual_size, container_size)\n" in layout
+    check = inspect.getsource(Widget._check_refresh)  # what a layout asked did, kept
+    assert "ancestor._clear_arrangement_cache()" in check
+    assert "if not ancestor.styles.auto_dimensions:\n                            break" in check
+    assert "cache_key = (size, self._nodes._updates, optimal)" in inspect.getsource(Widget.arrange)

@@ -37,6 +37,7 @@ FIXED_BY = {
     "25_layout_places_every_widget.py": "layouts_place_only_their_part",
     "26_removed_widget_restyled_on_blur.py": "widgets_going_away_keep_their_styles",
     "27_screen_css_restyles_the_app.py": "new_stylesheets_parsed_alone",
+    "28_layout_asks_for_another_layout.py": "layouts_ask_no_layout_for_the_sizes_they_set",
 }
 
 

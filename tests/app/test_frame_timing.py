@@ -79,6 +79,7 @@ def test_the_app_installs_its_fixes_of_textual_before_it_runs(tmp_path: Path) ->
         "assert getattr(Strip.divide, 'kept_out_of_cycles', False), 'strips'\n"
         "assert getattr(Strip.__init__, 'caches_when_used', False), 'strip caches'\n"
         "assert getattr(Widget._size_updated, 'left_to_the_layout', False), 'resized'\n"
+        "assert getattr(Widget._size_updated.replaced, 'sets_sizes_quietly', 0), 'sizes'\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False

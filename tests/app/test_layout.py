@@ -414,6 +414,44 @@ async def test_a_screen_closed_restyles_none_of_the_widgets_going_with_it(
         assert composer in styled, "a widget that stays is styled again as it loses the focus"
 
 
+async def test_a_pane_shown_is_laid_out_once_not_again_for_the_sizes_its_layout_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Showing the config pane again (ctrl+o): one layout places it. Textual asked for a
+    second one from within the first, for every widget whose virtual size that layout had
+    set (each of the pane's ~40 widgets), and the second found nothing to move. What the one
+    layout leaves is what a layout asked for afterwards leaves."""
+    from textual.screen import Screen
+
+    layouts: list[Screen[object]] = []
+    refresh_layout = Screen._refresh_layout
+
+    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
+        layouts.append(self)
+        refresh_layout(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pane = chat(app).query_one(ConfigPane)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: not pane.display)
+        await pilot.pause(0.2)
+        layouts.clear()
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: pane.display)
+        await pilot.pause(0.3)
+        assert len(layouts) == 1, f"showing the pane took {len(layouts)} layouts"
+        placed = {w: (w.region, w.virtual_size) for w in pane.query("*")}
+        assert len(placed) > 30
+        chat(app).refresh(layout=True)
+        await pilot.pause(0.2)
+        assert len(layouts) == 2
+        moved = [w for w, was in placed.items() if (w.region, w.virtual_size) != was]
+        assert not moved, f"a layout after it moved {len(moved)} widgets: {moved[:3]}"
+
+
 async def test_a_key_typed_redraws_the_composer_not_the_whole_screen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
