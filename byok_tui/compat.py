@@ -250,14 +250,14 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    worked out; assigned to a reactive declared `layout=True`, each change asked for the
    screen to be laid out again, which found nothing to move. Showing the config pane, ~40 of
    its widgets asked: two layouts where one placed everything, and the chat screen settled
-   with 9 layouts rather than 10-11 (point 1 does the same for our own widgets whatever
+   with 8-9 layouts rather than 9-11 (point 1 does the same for our own widgets whatever
    Textual's version). A container's scrollbars that appear or go still ask for the layout
    they need; a ScrollView, whose virtual size is its own, has its own `_size_updated`. The
    arrangements kept above the widget are still cleared, as the ask cleared them: kept by
    their children's version, an older one holds widgets removed since (the footer's keys of
-   the last change of focus, with all they drew, ~0.4 MB each). Not
-   reported upstream yet; once Textual sets a layout's virtual sizes quietly, remove this
-   and keep the test in tests/app/test_layout.py, which must pass unchanged.
+   the last change of focus, with all they drew, ~0.4 MB each). Not reported upstream yet;
+   once Textual sets a layout's virtual sizes quietly, remove this and keep the test in
+   tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
