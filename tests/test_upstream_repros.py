@@ -83,7 +83,9 @@ def verdict(script: str, fix: str | None) -> str:
     run.start()
     theirs.close()
     try:
-        assert ours.poll(120), f"{script} ran over two minutes"
+        if not ours.poll(120):
+            run.kill()  # as subprocess's timeout did: no script left running after its test
+            raise AssertionError(f"{script} ran over two minutes")
         printed, failure = cast(tuple[str, str], ours.recv())
     except EOFError:
         printed, failure = "", "it ended without a word"
