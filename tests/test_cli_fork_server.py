@@ -96,3 +96,45 @@ def test_the_server_s_socket_appears_only_once_it_listens(
             run.connect(path)  # found, and listening
     finally:
         listener.close()
+
+
+PROGRAMS = {
+    "an-end-of-its-own": "print('said', end='')",
+    "a-status": "import sys; print('out'); sys.exit(3)",
+    "an-exit-with-words": "raise SystemExit('stopped: a reason')",
+    "an-uncaught-error": "print('before'); raise ValueError('boom')",
+    "an-interrupt": "raise KeyboardInterrupt",
+    "threads-then-atexit": (
+        "import atexit, threading, time\n"
+        "def late(): time.sleep(0.2); print('thread done', flush=True)\n"
+        "threading.Thread(target=late).start()\n"
+        "atexit.register(lambda: print('atexit ran'))\n"
+    ),
+    "garbage-finalized": (
+        "class Held:\n"
+        "    def __del__(self): print('finalized')\n"
+        "held = Held(); held.me = held; del held\n"
+        "import gc; gc.disable()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("source", PROGRAMS.values(), ids=PROGRAMS.keys())
+def test_a_forked_run_ends_as_the_interpreter_ends_a_program(source: str) -> None:
+    """The server skips only the teardown of a run's modules: what a program's end does that
+    anyone can see (status, what it says, its threads and `atexit`, the finalizers of its
+    garbage) is as a fresh interpreter does it. A traceback's frames differ: the last line
+    of what is said on standard error is compared."""
+    import sys
+
+    ended = (
+        "from tests.support.cli_forkserver import ended_as_a_program\n"
+        f"code = compile({source!r}, '<string>', 'exec')\n"
+        "ended_as_a_program(lambda: exec(code, {'__name__': '__main__'}))\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+        for program in (source, ended)
+    ]
+    fresh, emulated = ((r.returncode, r.stdout, r.stderr.strip().splitlines()[-1:]) for r in runs)
+    assert emulated == fresh
