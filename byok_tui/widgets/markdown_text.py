@@ -232,7 +232,9 @@ class MarkdownText(Widget):
         0 when it has ended: the height is the text's again."""
         if lines != self._headroom:
             self._headroom = lines
-            self.refresh(layout=True)
+            # Blank lines only: what changes is the height, and the layout's frame draws a
+            # widget it resizes. A repaint asked for here was of the whole reply.
+            self.refresh(repaint=False, layout=True)
 
     def _fits(self, height: int) -> bool:
         if self._headroom:

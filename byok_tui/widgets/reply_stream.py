@@ -120,15 +120,23 @@ class ReplyStream:
         self._text, self._reasoning = [], []
         if final:
             text, reasoning = text + shown_text.flush(), reasoning + shown_reasoning.flush()
-        view.grow_ahead(0 if final else self._headroom)
+        if not final:
+            view.grow_ahead(self._headroom)
+        if text or reasoning:
+            self._last_flush = monotonic()
+            self._last_flush_chars = len(text) + len(reasoning)
+            if reasoning:
+                view.append_reasoning(reasoning)
+            if text:
+                view.append_text(text)
+        if final:
+            # Once the last text is in the lines laid out ahead (drawn as the lines it changed),
+            # the room is taken away: a layout, whose frame draws what it resizes. Taken away
+            # first, the last text was a layout and a repaint of the whole reply, and a flush
+            # still waiting for its frame drew all of it at its old height before the layout.
+            view.grow_ahead(0)
         if not (text or reasoning):
             return
-        self._last_flush = monotonic()
-        self._last_flush_chars = len(text) + len(reasoning)
-        if reasoning:
-            view.append_reasoning(reasoning)
-        if text:
-            view.append_text(text)
         if not self._watching_first:
             self._watching_first = True
             self._when_drawn(view)

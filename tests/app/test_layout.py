@@ -28,6 +28,7 @@ from tests.support.pilot import (
     chat,
     make_app,
     replies,
+    replying,
     send,
     settle,
     wait_for,
@@ -716,6 +717,45 @@ def answering_under_a_screenful(words: int) -> ByokApp:
     fake = FakeProviders()
     fake.enqueue(*[f"word {n} " for n in range(words)], pause=0.004)
     return app_answered_by(fake)
+
+
+async def test_a_reply_s_end_asks_to_draw_only_the_lines_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reply's last flush, which takes the lines laid out ahead away, asked for the whole
+    reply to be drawn again besides a layout. A flush of the lines the stream had just
+    changed, waiting for its frame, took that whole repaint with it when its frame came
+    before the layout: the whole visible reply drawn at its old height, then again by the
+    layout's frame (1 in ~40 runs of the test above, under load). The end asks for the lines
+    its text changed and for a layout, whose frame draws what it resizes."""
+    from byok_tui.widgets.markdown_text import MarkdownText
+    from byok_tui.widgets.reply_stream import ReplyStream
+
+    whole_repaints: list[str] = []
+    ending: list[bool] = []
+    refresh, flush = MarkdownText.refresh, ReplyStream.flush
+
+    def recorded_refresh(self: MarkdownText, *regions: Any, **how: bool) -> MarkdownText:
+        if ending and not regions and how.get("repaint", True):
+            whole_repaints.append(f"layout={how.get('layout', False)}")
+        return refresh(self, *regions, **how)
+
+    def recorded_flush(self: ReplyStream, *, final: bool = False) -> None:
+        if final:
+            ending.append(final)
+        try:
+            flush(self, final=final)
+        finally:
+            ending.clear()
+
+    app = answering_under_a_screenful(120)
+    async with app.run_test(size=(60, 40)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(MarkdownText, "refresh", recorded_refresh)
+        monkeypatch.setattr(ReplyStream, "flush", recorded_flush)
+        await send(pilot, "Tell me a lot")
+        await wait_for(pilot, lambda: not replying(app) and "word 119" in "".join(replies(app)))
+    assert whole_repaints == [], "the reply's end asked for the whole reply to be drawn again"
 
 
 @pytest.mark.long(7)
