@@ -726,8 +726,10 @@ async def test_a_reply_s_end_asks_to_draw_only_the_lines_it_changes(
     reply to be drawn again besides a layout. A flush of the lines the stream had just
     changed, waiting for its frame, took that whole repaint with it when its frame came
     before the layout: the whole visible reply drawn at its old height, then again by the
-    layout's frame (1 in ~40 runs of the test above, under load). The end asks for the lines
-    its text changed and for a layout, whose frame draws what it resizes."""
+    layout's frame (1 in ~40 runs of
+    test_a_reply_a_layout_drew_is_not_drawn_whole_again_at_its_next_flush, under load). The
+    end asks for the lines its text changed and for a layout, whose frame draws what it
+    resizes."""
     from byok_tui.widgets.markdown_text import MarkdownText
     from byok_tui.widgets.reply_stream import ReplyStream
 
