@@ -36,7 +36,9 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
 6. `recompose_footer_once`: replaces `Footer.bindings_changed` (and sets its `_bindings_ready`),
    which queues a whole recompose of the footer for every change of bindings: opening the
    chat screen queued five (focus moved, a reply's keys came and went), ~11 ms each with
-   every key re-mounted and styled. Changes that arrive before the next refresh now make one.
+   every key re-mounted and styled. Changes that arrive before the next refresh now make one,
+   and none if the keys it would show are those it shows (focus moved between widgets with
+   the same keys: three of a start's five recomposes, each with a layout of the screen).
 7. `screens_take_the_terminal_size_only`: wraps `Screen._on_resize` so that a screen passes
    over a Resize whose size is no longer the terminal's. Textual lays a screen out at the size
    of each Resize in its queue and posts it a Resize of its own when that changed its size;
@@ -403,10 +405,28 @@ def recompose_footer_once(footer: Footer, screen: Screen[Any]) -> None:
 
     async def recompose() -> None:
         footer._recompose_due = False  # type: ignore[attr-defined]
+        shown = _footer_keys_shown(footer)
+        if shown == getattr(footer, "_keys_composed", None):
+            return  # the keys it shows (focus moved between widgets with the same keys)
+        footer._keys_composed = shown  # type: ignore[attr-defined]
         await footer.recompose()
 
     footer._recompose_due = True  # type: ignore[attr-defined]
     footer.call_after_refresh(recompose)
+
+
+def _footer_keys_shown(footer: Footer) -> tuple[object, ...]:
+    """All that `Footer.compose` reads to make its keys, as it reads it."""
+    app = footer.app
+    active = footer.screen.active_bindings
+    keys = tuple(
+        (binding, app.get_key_display(binding), enabled, tooltip)
+        for _node, binding, enabled, tooltip in active.values()
+        if binding.show
+    )
+    palette = active.get(app.COMMAND_PALETTE_BINDING)
+    palette_key = None if palette is None else (*palette[1:], app.get_key_display(palette[1]))
+    return keys, palette_key, footer.show_command_palette, app.ENABLE_COMMAND_PALETTE
 
 
 @_guarded("textual")
