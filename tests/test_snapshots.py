@@ -107,8 +107,9 @@ async def settled(pilot: Pilot[None]) -> None:
     await settle(pilot)
     app = pilot.app
     assert isinstance(app, ByokApp)
-    # The focus has come to rest once the config pane, mounted after the chat, is up.
-    await wait_for(pilot, lambda: chat(app).config_pane is not None)
+    # The focus has come to rest once the config pane, mounted after the chat, is up (or
+    # left to be made when first shown: hidden at this width).
+    await wait_for(pilot, lambda: chat(app).started)
     await workers_done(app)
     # Cursors never blink here (cursors_that_never_blink): each is shown where the focus is.
     for field in pilot.app.screen.query("TextArea, Input"):

@@ -59,11 +59,7 @@ class BotActions:
         """Open the new bot, with its editor shown at the name."""
         screen = self._screen
         screen.show_chat(bot_id, None)
-        pane = screen.config_pane
-        if pane is not None:
-            if not pane.display:
-                screen.panes.toggle("#config")
-            pane.query_one("#bot-name").focus()
+        screen.show_config_pane(focus="#bot-name")
 
     def delete(self, bot_id: int | None = None) -> None:
         """Ask, then delete the bot `bot_id` (None: the one on screen) and its conversations."""

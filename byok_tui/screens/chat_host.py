@@ -8,6 +8,7 @@ they never import the screen that imports them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable
@@ -54,6 +55,10 @@ class ChatHost(Screen[None]):
         # The config pane, once mounted (after the first frame): only then are its fields
         # composed and safe to fill.
         self.config_pane: BotSettingsPane | None = None
+        # Until the start has made the pane or decided not to (hidden at this width, it is
+        # made when first shown), a toggle is a choice the start carries out.
+        self._config_pane_due = True
+        self._config_pane_made = asyncio.Lock()  # made once, whoever asks first
         # The bot and conversation being opened: (bot id, conversation id), None for the
         # latest (or the default bot), 0 for a new conversation. While one is being opened
         # every reload reads it, so a reload (a config edit, a key change) never undoes it.
@@ -63,6 +68,37 @@ class ChatHost(Screen[None]):
         self._last_opened: tuple[int, int | None] | None = None  # as saved for the next start
         self._reveal: int | None = None  # a message to scroll to once its conversation is open
         self.focus_new_answer = False  # an answer asked again from a focused reply
+
+    @property
+    def started(self) -> bool:
+        """The start is over: the config pane is up, or left to be made when first shown."""
+        return not self._config_pane_due
+
+    async def _config_pane_mounted(self) -> BotSettingsPane:
+        """The config pane, mounted if it was not, shown as `panes` says at this width."""
+        async with self._config_pane_made:
+            if self.config_pane is not None:
+                return self.config_pane
+            pane = BotSettingsPane(self.data, id="config")
+            pane.display = False  # mounted unseen; shown in its kept place in one step
+            body = self.query_one("#body")
+            await body.mount(pane)
+            body.styles.padding = 0
+            pane.display = self.panes.shown_at("#config", self.size.width)
+            self.config_pane = pane
+            self.panes.fit()
+            if self.state is not None:
+                self._fill_config_pane(pane, self.state)
+            return pane
+
+    @work(group="config-pane")
+    async def show_config_pane(self, focus: str | None = None) -> None:
+        """Show the config pane, made now if it was not yet; focus its field `focus` (an id)."""
+        pane = await self._config_pane_mounted()
+        if not pane.display:
+            self.panes.toggle("#config")
+        if focus is not None:
+            pane.query_one(focus).focus()
 
     def _fill_config_pane(self, pane: BotSettingsPane, state: ChatState) -> None:
         others = {bot.name for bot in state.bots if bot.id != state.bot.id}

@@ -46,6 +46,26 @@ async def test_a_new_bot_from_the_sidebar_opens_in_its_editor() -> None:
     assert saved_names(store) == ["Default", "Reviewer"]
 
 
+async def test_a_new_bot_in_a_narrow_terminal_opens_its_editor_made_then() -> None:
+    """At 80 columns the config pane is not made at start; a new bot makes it, shown, with
+    the focus at the bot's name."""
+    open_store(open_services()).default_bot("openai", "gpt-5.5")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: chat(app).started)
+        assert not chat(app).query(ConfigPane)
+        chat(app).action_new_bot()
+        await wait_for(pilot, lambda: isinstance(app.screen, TextDialog) and app.screen.is_mounted)
+        await wait_for(pilot, lambda: bool(app.screen.query(Input)))
+        app.screen.query_one(Input).value = "Narrow"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: state(app).bot.name == "Narrow")
+        name = chat(app).query_one("#bot-name", Input)
+        await wait_for(pilot, lambda: name.has_focus and name.value == "Narrow")
+        assert chat(app).query_one(ConfigPane).display
+
+
 async def test_a_taken_name_for_a_new_bot_is_said_in_the_dialog_which_stays_open() -> None:
     """The dialog closed and a toast said the name was taken: the name had to be typed again.
     It now stays open with the message under the field and what was typed kept."""

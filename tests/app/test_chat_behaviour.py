@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.events import Paste
 from textual.pilot import Pilot
-from textual.widgets import Button, Collapsible
+from textual.widgets import Button, Collapsible, Input
 
 from byok_tui.app import ByokApp
 from byok_tui.app_services import app_data, chat_state
@@ -209,17 +209,36 @@ async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() ->
 
 
 async def test_at_80_by_24_the_side_panes_collapse_and_the_chat_stays_usable() -> None:
+    """Hidden at this width, the config pane is made only when first shown (a quarter of
+    the start's CPU); ctrl+o shows it, filled with the bot's settings, and hides it again."""
+    open_store(open_services()).default_bot("openai", "gpt-5.5")
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert not app.screen.query_one("#config").display
+        await wait_for(pilot, lambda: chat(app).started)
+        assert not app.screen.query("#config"), "made at start though hidden"
         assert not app.screen.query_one("#sidebar").display
         transcript = app.screen.query_one(Transcript)
         assert transcript.size.width >= 70
         await pilot.press("ctrl+o")
-        assert app.screen.query_one("#config").display
+        await wait_for(pilot, lambda: app.screen.query_one("#config").display)
+        assert app.screen.query_one("#bot-name", Input).value == "Default"
         await pilot.press("ctrl+o")
         assert not app.screen.query_one("#config").display
+
+
+async def test_a_terminal_widened_past_the_narrow_width_shows_the_config_pane_it_did_not_make() -> (
+    None
+):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: chat(app).started)
+        assert not app.screen.query("#config")
+        await pilot.resize_terminal(140, 40)
+        await wait_for(pilot, lambda: app.screen.query_one("#config").display)
+        assert app.screen.query_one("#sidebar").display
+        assert app.screen.query_one(Transcript).size.width >= 48
 
 
 async def test_a_key_shaped_for_another_provider_warns_but_is_saved() -> None:

@@ -206,7 +206,7 @@ async def test_a_message_sent_in_the_first_frame_leaves_before_the_config_pane_i
     """Mounting the config pane's fields takes 50-100 ms of the event loop: a message the
     user sent on the start screen goes first, then the pane comes, and the app's start ends
     (threads switch at Python's default again)."""
-    import byok_tui.screens.chat
+    import byok_tui.screens.chat_host
     from byok_tui.screens.bot_settings import BotSettingsPane
 
     open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
@@ -218,7 +218,7 @@ async def test_a_message_sent_in_the_first_frame_leaves_before_the_config_pane_i
         def on_mount(self) -> None:
             requests_when_mounted.append(len(fake.requests))
 
-    monkeypatch.setattr(byok_tui.screens.chat, "BotSettingsPane", Recorded)
+    monkeypatch.setattr(byok_tui.screens.chat_host, "BotSettingsPane", Recorded)
     sys.setswitchinterval(startup.STARTING_SWITCH_INTERVAL)  # as the launcher leaves it
     try:
         app = app_answered_by(fake)
