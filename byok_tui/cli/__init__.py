@@ -14,9 +14,9 @@ import contextlib
 import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from byok_tui import __version__
 from byok_tui.core.errors import ByokError, ErrorKind
@@ -71,7 +71,11 @@ examples:
                                     any OpenAI-compatible server as a provider"""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, its subcommand `only` whole and the others by name
+    and help alone (what the command list in `--help` shows): making every subcommand's
+    arguments cost ~19 ms of a ~50 ms command, most of it argparse asking gettext for a
+    translation of each help text it adds (a search of the disk each time)."""
     import argparse  # plain `byok-tui` starts the app without it
 
     from byok_tui.cli import account, bots, chat, data, keys, mcp, models, provider, search, spend
@@ -91,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"write a debug log to FILE, keys redacted (also: {LOG_ENV})",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    every = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = every if only is None else _OnlyOne(every, only)
     keys.add_parser(commands)
     chat.add_parsers(commands)
     models.add_parsers(commands)
@@ -103,6 +108,53 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_parsers(commands)
     search.add_parsers(commands)
     return parser
+
+
+class _OnlyOne:
+    """The subcommands' list, to which only the one chosen is added whole."""
+
+    def __init__(self, commands: argparse._SubParsersAction[argparse.ArgumentParser], chosen: str):
+        self._commands, self._chosen = commands, chosen
+
+    def add_parser(self, name: str, **options: Any) -> object:
+        if name == self._chosen:
+            return self._commands.add_parser(name, **options)
+        self._commands.add_parser(name, help=options.get("help"), add_help=False)
+        return _NotMade()
+
+
+class _NotMade:
+    """A subcommand not chosen: whatever is added to it is dropped."""
+
+    def __getattr__(self, _name: str) -> Callable[..., _NotMade]:
+        return lambda *_args, **_options: self
+
+
+def _command_named(arguments: Sequence[str]) -> str | None:
+    """The subcommand `arguments` name: the first word that is neither an option of the
+    command line itself nor the FILE of `--log` (or of a prefix of it, as argparse reads
+    one), if any."""
+    words = iter(arguments)
+    for word in words:
+        if word == "--":
+            return next(words, None)
+        if not word.startswith("-"):
+            return word
+        if len(word) > 2 and "--log".startswith(word):
+            next(words, None)  # its FILE
+    return None
+
+
+def parse_arguments(arguments: Sequence[str]) -> argparse.Namespace:
+    """`arguments` read by the parser of the subcommand they name, made alone, else by the
+    whole command line. Either says a usage error and a help alike: a subcommand's own
+    arguments are made whole, the top level's list of subcommands names every one."""
+    chosen = _command_named(arguments)
+    if chosen is not None:
+        args = build_parser(only=chosen).parse_args(arguments)
+        if args.command == chosen:
+            return args
+    return build_parser().parse_args(arguments)
 
 
 def _use_config_providers() -> None:
@@ -169,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _use_config_providers()
         arguments, server_command = split_server_command(arguments)
-        args = build_parser().parse_args(arguments)
+        args = parse_arguments(arguments)
         if server_command is not None:
             args.server_command = server_command
         command, log_file = args.command, args.log
