@@ -17,11 +17,15 @@ import pytest_textual_snapshot
 from byok_tui.compat import checked_version_installed
 from byok_tui.core.paths import app_paths
 from byok_tui.core.redaction import forget_secrets
-from byok_tui.core.registry import providers, use_custom_providers
+from byok_tui.core.registry import use_custom_providers
 from byok_tui.keys import KeyStore, open_key_store
+from tests.support.background_run import benchmarks_smoke_argv, run_folder, start_once
 from tests.support.isolated_keyring import IsolatedKeyring
+from tests.support.isolation import isolated_variables
 from tests.support.provider_server import ProviderServer, provider_server
 from tests.support.snapshots import REPO_ROOT, SNAPSHOT_DIR
+
+BENCHMARKS_SMOKE_TEST = "tests/test_benchmarks_smoke.py::test_every_benchmark_runs_and_reports"
 
 
 class TopLevelSVGExtension(pytest_textual_snapshot.SVGImageExtension):
@@ -97,10 +101,38 @@ def _rewrite_into_cache(path: Path) -> None:
     rewrite._write_pyc(_Untraced(), code, source_stat, target)  # type: ignore[arg-type]
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The benchmarks' smoke run started as soon as the tests are known, if it is among
+    them, to run beside the workers (tests/support/background_run.py)."""
+    if session.config.option.collectonly:
+        return
+    if any(item.nodeid == BENCHMARKS_SMOKE_TEST for item in session.items):
+        folder = run_folder("benchmarks-smoke", test_run_id(session.config))
+        start_once(folder, benchmarks_smoke_argv(folder))
+
+
+@pytest.fixture
+def benchmarks_smoke_run(request: pytest.FixtureRequest) -> Path:
+    """The folder of this run's benchmarks smoke run (started at collection)."""
+    return run_folder("benchmarks-smoke", test_run_id(request.config))
+
+
+def test_run_id(config: pytest.Config) -> str:
+    """The same in every worker of one run (xdist's), else this process's own."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return str(workerinput["testrunuid"])
+    if not hasattr(config, "_byok_run_id"):
+        import uuid
+
+        config._byok_run_id = uuid.uuid4().hex  # type: ignore[attr-defined]
+    return str(config._byok_run_id)  # type: ignore[attr-defined]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked `long` first, the longest first (the order is otherwise kept): started
-    last, the benchmarks' smoke run (over a minute, mostly waiting) kept one worker busy a
-    minute after the others had finished."""
+    last, a test of ten seconds kept one worker busy that long after the others had
+    finished. (The benchmarks' smoke run, over a minute, runs beside the workers instead.)"""
 
     def seconds(item: pytest.Item) -> float:
         marker = item.get_closest_marker("long")
@@ -158,26 +190,12 @@ def css_parsed_once_a_process() -> None:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "byok-home"
-    user_home = tmp_path / "user-home"
-    user_home.mkdir()
-    monkeypatch.setenv("BYOK_TUI_HOME", str(home))
-    monkeypatch.setenv("HOME", str(user_home))
-    for variable, folder in (
-        ("XDG_CONFIG_HOME", ".config"),
-        ("XDG_DATA_HOME", ".local/share"),
-        ("XDG_STATE_HOME", ".local/state"),
-        ("XDG_CACHE_HOME", ".cache"),
-    ):
-        monkeypatch.setenv(variable, str(user_home / folder))
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "tests.support.isolated_keyring.IsolatedKeyring")
-    monkeypatch.setenv("BYOK_TEST_KEYRING_FILE", str(tmp_path / "test-keyring.json"))
-    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
-    for variable in ("BYOK_TUI_KEYSTORE", "BYOK_TUI_LOG", "BYOK_TEST_KEYRING_FAIL", "OLLAMA_HOST"):
+    variables, unset = isolated_variables(tmp_path)
+    for variable, value in variables.items():
+        monkeypatch.setenv(variable, value)
+    for variable in unset:
         monkeypatch.delenv(variable, raising=False)
-    for provider in providers():
-        for variable in provider.env_vars:
-            monkeypatch.delenv(variable, raising=False)
+    home = Path(variables["BYOK_TUI_HOME"])
     previous_keyring = keyring.get_keyring()
     keyring.set_keyring(IsolatedKeyring())
     forget_secrets()

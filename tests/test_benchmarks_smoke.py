@@ -6,33 +6,24 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.background_run import wait_for_end
+
 # Beside other tests: in smoke mode no figure is judged, and what a benchmark waits for has
 # room to spare on a loaded machine (30 s for a screen to show, 5 s for a key's echo).
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-@pytest.mark.long(65)
-def test_every_benchmark_runs_and_reports(tmp_path: Path) -> None:
-    out = tmp_path / "results.json"
-    env = {k: v for k, v in os.environ.items() if k != "BYOK_TUI_HOME"}
-    result = subprocess.run(
-        [sys.executable, "-m", "benchmarks", "--quick", "--json", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    report = json.loads(out.read_text())
+def test_every_benchmark_runs_and_reports(benchmarks_smoke_run: Path) -> None:
+    """`python -m benchmarks --quick` ends with status 0 and reports every benchmark. Started
+    as soon as the tests were collected (tests/support/background_run.py): it runs beside
+    them, and this test reads what it did."""
+    result = wait_for_end(benchmarks_smoke_run)
+    assert result.status == 0, result.stderr[-2000:]
+    report = json.loads(result.files["results.json"])
     assert report["quick"] is True
     assert [r["number"] for r in report["results"]] == list(range(1, 17))
     for row in report["results"]:
