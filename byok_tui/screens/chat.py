@@ -70,6 +70,10 @@ FIRST_SEND_FIRST = 2.0
 class ChatScreen(ChatHost):
     CSS_PATH = "chat.tcss"  # read already with the app's own (app.py): nothing parsed again
     BINDINGS = textual_bindings(CHAT_KEYS)
+    # The focus starts in the composer. Textual's default (the first focusable widget, the
+    # sidebar) gave it to the sidebar as the screen was composed, and on_mount took it
+    # away: each start restyled the sidebar twice and the footer's keys changed twice.
+    AUTO_FOCUS = "Composer"
 
     class StartedUp(Message):
         """The screen's last part (the config pane) is up: the app has finished starting."""

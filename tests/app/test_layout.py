@@ -703,6 +703,30 @@ async def test_a_change_of_focus_styles_each_new_footer_key_once(
         assert [styled[key] for key in new_keys] == [1] * len(new_keys)
 
 
+async def test_the_chat_screen_s_focus_starts_in_the_composer_and_nowhere_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual gives a new screen's focus to its first focusable widget, the sidebar, and
+    the composer took it in `on_mount`: at every start the sidebar was restyled twice (~11
+    ms) and the footer's keys changed twice. Only the composer gains the focus."""
+    app = make_app()  # made first: byok_tui/compat.py wraps what is recorded here
+    watch_has_focus = Widget.watch_has_focus
+    changes: list[tuple[str, bool]] = []
+
+    def recorded(self: Widget, has_focus: bool) -> None:
+        changes.append((type(self).__name__, has_focus))
+        watch_has_focus(self, has_focus)
+
+    monkeypatch.setattr(Widget, "watch_has_focus", recorded)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: chat(app).started)
+        assert chat(app).query_one(Composer).has_focus
+    gained = [name for name, has_focus in changes if has_focus]
+    assert "Sidebar" not in gained, changes
+    assert gained[:1] == ["Composer"], changes
+
+
 def answering_under_a_screenful(words: int) -> ByokApp:
     """An app on a conversation of ten exchanges, taller than the screen, that answers
     the next message with `words` words, 4 ms apart."""
