@@ -75,8 +75,8 @@ def asserts_rewritten_once() -> None:
         if (path.name.startswith("test_") or path.name == "conftest.py")
         and rewrite._read_pyc(path, _rewritten_path(path)) is None
     ]
-    if not fits or not stale:
-        return
+    if not fits or not stale or "fork" not in multiprocessing.get_all_start_methods():
+        return  # (without fork, as on Windows, the workers rewrite them as before)
     with multiprocessing.get_context("fork").Pool(2) as pool:  # both cores: ~2 s in all
         pool.map(_rewrite_into_cache, stale, chunksize=8)
 
