@@ -76,7 +76,8 @@ class ChatScreen(ChatHost):
     AUTO_FOCUS = "Composer"
 
     class StartedUp(Message):
-        """The screen's last part (the config pane) is up: the app has finished starting."""
+        """The screen's last part (the config pane) is up, or left to be made when first
+        shown: the app has finished starting."""
 
     def __init__(
         self,
@@ -318,15 +319,14 @@ class ChatScreen(ChatHost):
         self.panes.toggle("#sidebar")
 
     def action_toggle_config(self) -> None:
-        if self.config_pane is None and not self._config_pane_due:
+        if self.config_pane_left_unmade:
             self.show_config_pane()  # not made yet: it starts hidden at this width
             return
         self.panes.toggle("#config")  # or, while the start still makes it, comes as chosen
 
     def on_resize(self, event: Resize) -> None:
         self.panes.resized(event.size.width)
-        unmade = self.config_pane is None and not self._config_pane_due
-        if unmade and self.panes.shown_at("#config", event.size.width):
+        if self.config_pane_left_unmade and self.panes.shown_at("#config", event.size.width):
             self.show_config_pane()  # the terminal grew wide enough for it
         self.show_title()  # what fits of it depends on the width
 

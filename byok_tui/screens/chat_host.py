@@ -52,8 +52,8 @@ class ChatHost(Screen[None]):
         self._early = early  # what was typed and sent on the start screen
         self._first_state = first_state
         self.panes = SidePanes(self)
-        # The config pane, once mounted (after the first frame): only then are its fields
-        # composed and safe to fill.
+        # The config pane, once mounted (after the first frame, or when first shown if it
+        # starts hidden): only then are its fields composed and safe to fill.
         self.config_pane: BotSettingsPane | None = None
         # Until the start has made the pane or decided not to (hidden at this width, it is
         # made when first shown), a toggle is a choice the start carries out.
@@ -73,6 +73,11 @@ class ChatHost(Screen[None]):
     def started(self) -> bool:
         """The start is over: the config pane is up, or left to be made when first shown."""
         return not self._config_pane_due
+
+    @property
+    def config_pane_left_unmade(self) -> bool:
+        """The start is over and left the pane to be made when first shown."""
+        return self.started and self.config_pane is None
 
     async def _config_pane_mounted(self) -> BotSettingsPane:
         """The config pane, mounted if it was not, shown as `panes` says at this width."""

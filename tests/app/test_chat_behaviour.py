@@ -230,6 +230,8 @@ async def test_at_80_by_24_the_side_panes_collapse_and_the_chat_stays_usable() -
 async def test_a_terminal_widened_past_the_narrow_width_shows_the_config_pane_it_did_not_make() -> (
     None
 ):
+    """Not made at 100 columns, the pane is made and shown once the terminal is 140 wide,
+    beside the sidebar and a conversation still 48 columns wide or more."""
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
