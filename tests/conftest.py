@@ -67,16 +67,19 @@ def asserts_rewritten_once() -> None:
         fits &= list(inspect.signature(rewrite._write_pyc).parameters) == [
             "state", "co", "source_stat", "pyc"
         ]  # fmt: skip
+        fits &= list(inspect.signature(rewrite._read_pyc).parameters)[:2] == ["source", "pyc"]
     except AttributeError:
         return
+    if not fits or "fork" not in multiprocessing.get_all_start_methods():
+        return  # (without fork, as on Windows, the workers rewrite them as before)
     stale = [
         path
         for path in sorted((REPO_ROOT / "tests").rglob("*.py"))
         if (path.name.startswith("test_") or path.name == "conftest.py")
         and rewrite._read_pyc(path, _rewritten_path(path)) is None
     ]
-    if not fits or not stale or "fork" not in multiprocessing.get_all_start_methods():
-        return  # (without fork, as on Windows, the workers rewrite them as before)
+    if not stale:
+        return
     with multiprocessing.get_context("fork").Pool(2) as pool:  # both cores: ~2 s in all
         pool.map(_rewrite_into_cache, stale, chunksize=8)
 
@@ -107,17 +110,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if session.config.option.collectonly:
         return
     if any(item.nodeid == BENCHMARKS_SMOKE_TEST for item in session.items):
-        folder = run_folder("benchmarks-smoke", test_run_id(session.config))
+        folder = run_folder("benchmarks-smoke", suite_run_id(session.config))
         start_once(folder, benchmarks_smoke_argv(folder))
 
 
 @pytest.fixture
 def benchmarks_smoke_run(request: pytest.FixtureRequest) -> Path:
     """The folder of this run's benchmarks smoke run (started at collection)."""
-    return run_folder("benchmarks-smoke", test_run_id(request.config))
+    return run_folder("benchmarks-smoke", suite_run_id(request.config))
 
 
-def test_run_id(config: pytest.Config) -> str:
+def suite_run_id(config: pytest.Config) -> str:
     """The same in every worker of one run (xdist's), else this process's own."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
