@@ -7,8 +7,10 @@ Fixtures only: helpers live in tests/support/, never imported from a conftest.
 from __future__ import annotations
 
 import compileall
-from collections.abc import Iterator
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import keyring
 import pytest
@@ -24,6 +26,9 @@ from tests.support.isolated_keyring import IsolatedKeyring
 from tests.support.isolation import isolated_variables
 from tests.support.provider_server import ProviderServer, provider_server
 from tests.support.snapshots import REPO_ROOT, SNAPSHOT_DIR
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
 BENCHMARKS_SMOKE_TEST = "tests/test_benchmarks_smoke.py::test_every_benchmark_runs_and_reports"
 
@@ -189,6 +194,51 @@ def css_parsed_once_a_process() -> None:
 
     parsed_once.replaced = parse_rules  # type: ignore[attr-defined]  # for a test of parsing
     Stylesheet._parse_rules = parsed_once  # type: ignore[method-assign, assignment]
+
+
+@pytest.fixture(autouse=True)
+def frames_drawn_where_looked_at(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A headless app (every app a test starts in-process) composes each frame, drawing every
+    changed line of every widget, and Textual then drops it unwritten (`App._display` writes
+    nothing when headless): about a quarter of the CPU of a test that runs the app. Here such
+    frames are not composed, unless the test is marked `draws` (it looks at what frames draw:
+    what a frame redraws, what a terminal shows, how a screen looks). A test still draws the
+    screen it leaves: once it is done, the whole screen is drawn, so a widget that cannot
+    draw the state a test left it in fails that test. Layouts, refreshes and what waits for a
+    refresh (`call_after_refresh`) run as before."""
+    if request.node.get_closest_marker("draws") or not checked_version_installed("textual"):
+        return
+    from textual.app import App
+    from textual.screen import Screen
+
+    compose_frame = Screen._compositor_refresh
+
+    def frame_not_composed(screen: Screen[Any]) -> None:
+        app = screen.app
+        if not app.is_headless or app.is_inline or screen is not app.screen:
+            compose_frame(screen)
+            return
+        screen._compositor._dirty_regions.clear()  # as composing the frame leaves them
+        screen._dirty_widgets.clear()
+        app._update_mouse_over(screen)
+
+    run_test = App.run_test
+
+    @contextlib.asynccontextmanager
+    async def run_test_drawing_its_end(
+        app: App[Any], *args: Any, **kwargs: Any
+    ) -> AsyncIterator[Pilot[Any]]:
+        async with run_test(app, *args, **kwargs) as pilot:
+            yield pilot
+            if app.is_running and app._screen_stack:  # not if the test ended the app
+                app.screen._compositor.render_update(
+                    full=True, screen_stack=app._background_screens
+                )
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", frame_not_composed)
+    monkeypatch.setattr(App, "run_test", run_test_drawing_its_end)
 
 
 @pytest.fixture(autouse=True)

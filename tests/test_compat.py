@@ -54,7 +54,8 @@ from byok_tui.widgets.footer import Footer
 from byok_tui.widgets.transcript import Transcript
 from tests.support.pilot import wait_for
 
-pytestmark = pytest.mark.internals
+# Canaries: several check what a touch point changes in what frames draw.
+pytestmark = [pytest.mark.internals, pytest.mark.draws]
 
 
 def original_once(install: Callable[[], None], owner: type, name: str) -> Any:

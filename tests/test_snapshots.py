@@ -28,6 +28,8 @@ from tests.support.keys import FAKE_KEYS, PER_BOT_KEY
 from tests.support.pilot import chat, make_app, settle, wait_for, workers_done
 from tests.support.spend import some_spend
 
+pytestmark = pytest.mark.draws  # the screen as a terminal shows it after its frames
+
 MARKDOWN_REPLY = """# Reading a file in Python
 
 Use a **context manager** so the file is closed:

@@ -14,6 +14,8 @@ from textual.app import App
 
 from byok_tui.compat import timers_tick_at_the_next_interval
 
+pytestmark = pytest.mark.draws  # when frames are drawn
+
 INTERVAL = 0.2  # seconds: long enough that the host's noise cannot blur one interval from two
 
 

@@ -34,6 +34,8 @@ from tests.support.pilot import (
     wait_for,
 )
 
+pytestmark = pytest.mark.draws  # what each frame redraws and writes
+
 USABLE_TRANSCRIPT = 40  # columns: narrower, and replies wrap every few words
 
 

@@ -30,6 +30,8 @@ from byok_tui.widgets.markdown_text import (
 )
 from tests.support.pilot import wait_for
 
+pytestmark = pytest.mark.draws  # what is drawn, and what drawing a part renders
+
 BLOCKS = [
     "A paragraph with **bold**, `code` and a [link](https://example.com/docs).\n\n",
     "- first point\n- second point\n- third\n\n",

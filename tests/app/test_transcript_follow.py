@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widget import AwaitMount, Widget
@@ -15,6 +16,8 @@ from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownTex
 from byok_tui.widgets.message_views import ReplyView, UserMessage
 from byok_tui.widgets.transcript import Transcript
 from tests.support.pilot import wait_for, wheel
+
+pytestmark = pytest.mark.draws  # where each frame drew the reply
 
 PARAGRAPH = "A line of a long reply that keeps on streaming in.\n\n"
 
