@@ -31,9 +31,20 @@ def _compare_round(
     terminal.wait_for("tokens in")
     terminal.press("F5")
     terminal.wait_for("Compare with")
-    time.sleep(0.5)  # the field has the focus
-    terminal.press("C-u")
+    # On a loaded machine the field may take its focus after the first keys: a ctrl+u lost
+    # left the proposed target before the typed ones, and the dialog open. Each step waits
+    # for what it shows instead.
+    proposed = TARGETS.partition(",")[0]
+    for tries_left in range(29, -1, -1):
+        terminal.press("C-u")
+        try:
+            terminal.wait_until_gone(proposed, timeout=1)
+            break
+        except TimeoutError:
+            if not tries_left:
+                raise
     terminal.type(TARGETS)
+    terminal.wait_for(TARGETS.rpartition(" ")[2])
     time.sleep(0.3)
     count = len(server.last_byte)  # type: ignore[attr-defined]
     echoes: list[float] = []
@@ -41,13 +52,14 @@ def _compare_round(
     with terminal.recording() as written:
         cpu = terminal.cpu_seconds()
         terminal.press("Enter")
+        # The dialog has closed and the columns are open (or this says what is on screen).
+        terminal.wait_for("Next message", every=0.01 if typing else 0.1)
         if typing:
-            terminal.wait_for("Next message")
             terminal.type("c")  # to the compare's composer
         deadline = time.perf_counter() + 120
         while len(server.last_byte) < count + 3:  # type: ignore[attr-defined]
             if time.perf_counter() > deadline:
-                raise TimeoutError(f"the three replies never ended: {terminal.screen()[-900:]!r}")
+                raise TimeoutError(f"the three replies never ended: {terminal.screen()!r}")
             if typing and len(server.first_byte) >= count + 3:  # type: ignore[attr-defined]
                 echoes.append(terminal.echo(next(keys)))
             time.sleep(0.4)

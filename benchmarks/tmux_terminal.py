@@ -68,6 +68,14 @@ class TmuxTerminal:
             time.sleep(every)
         return time.perf_counter()
 
+    def wait_until_gone(self, text: str, timeout: float = 30, every: float = 0.01) -> None:
+        """Return once `text` is no longer on screen."""
+        deadline = time.perf_counter() + timeout
+        while text in (shown := self.screen()):
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"{text!r} never went; {self._what_it_did(shown)}")
+            time.sleep(every)
+
     def _what_it_did(self, shown: str, watched: float = 1.0) -> str:
         """What the screen showed, and whether the program drew or worked in the `watched`
         seconds after: a frozen screen with the program idle is not a key lost."""
