@@ -19,6 +19,7 @@ from benchmarks.support import PYTHON, Result, forget_drafts, make_home, percent
 from benchmarks.tmux_terminal import TmuxTerminal
 
 TARGETS = "openai:gpt-5.4-mini, groq:llama-3.3-70b-versatile, mistral:mistral-small-latest"
+ASKED = "Compared: hello"  # the compare screen's first line: only there
 
 
 def _compare_round(
@@ -28,23 +29,11 @@ def _compare_round(
     with `typing`, how long a key typed in the compare's composer every 0.4 s meanwhile took
     to be drawn (the CPU of a round with typing counts the typing too: it is not compared)."""
     terminal.type("hello")
-    terminal.wait_for("tokens in")
+    terminal.wait_for("│ hello ")  # in the composer (its estimate follows)
     terminal.press("F5")
     terminal.wait_for("Compare with")
-    # On a loaded machine the field may take its focus after the first keys: a ctrl+u lost
-    # left the proposed target before the typed ones, and the dialog open. Each step waits
-    # for what it shows instead.
-    proposed = TARGETS.partition(",")[0]
-    for tries_left in range(29, -1, -1):
-        terminal.press("C-u")
-        try:
-            terminal.wait_until_gone(proposed, timeout=1)
-            break
-        except TimeoutError:
-            if not tries_left:
-                raise
+    terminal.press("C-u")  # the targets proposed go; those typed then, read together, stay
     terminal.type(TARGETS)
-    terminal.wait_for(TARGETS.rpartition(" ")[2])
     time.sleep(0.3)
     count = len(server.last_byte)  # type: ignore[attr-defined]
     echoes: list[float] = []
@@ -53,7 +42,7 @@ def _compare_round(
         cpu = terminal.cpu_seconds()
         terminal.press("Enter")
         # The dialog has closed and the columns are open (or this says what is on screen).
-        terminal.wait_for("Next message", every=0.01 if typing else 0.1)
+        terminal.wait_for(ASKED, every=0.01 if typing else 0.1)
         if typing:
             terminal.type("c")  # to the compare's composer
         deadline = time.perf_counter() + 120
@@ -67,7 +56,14 @@ def _compare_round(
         cpu = terminal.cpu_seconds() - cpu
         size = written.stat().st_size
     time.sleep(0.5)
-    terminal.press("Escape")  # back to the chat, with what was typed
+    for tries_left in range(9, -1, -1):  # back to the chat, with what was typed
+        terminal.press("Escape")  # (a reply not yet said to have ended is stopped first)
+        try:
+            terminal.wait_until_gone(ASKED, timeout=2)
+            break
+        except TimeoutError:
+            if not tries_left:
+                raise
     terminal.wait_for("Enter sends")
     terminal.press("C-u")
     time.sleep(0.5)

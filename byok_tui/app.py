@@ -28,6 +28,7 @@ from textual.widget import Widget
 
 from byok_tui.app_services.services import Backend, Services, open_services
 from byok_tui.compat import (
+    editing_keys_keep_their_order,
     input_ends_with_the_terminal,
     layouts_ask_no_layout_for_the_sizes_they_set,
     layouts_draw_what_they_resize,
@@ -125,7 +126,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25-28
+        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25-29
         page_keys_need_lines()
         timers_tick_at_the_next_interval()
         input_ends_with_the_terminal()
@@ -144,6 +145,7 @@ class ByokApp(App[None]):
         layouts_place_only_their_part()
         widgets_going_away_keep_their_styles()
         new_stylesheets_parsed_alone()
+        editing_keys_keep_their_order()
         self._services = services
         if services is not None:
             environ = services.environ

@@ -260,6 +260,17 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    the last change of focus, with all they drew, ~0.4 MB each). Not reported upstream yet;
    once Textual sets a layout's virtual sizes quietly, remove this and keep the test in
    tests/app/test_layout.py, which must pass unchanged.
+29. `editing_keys_keep_their_order`: wraps `Input._on_key` and `TextArea._on_key`
+   (textual/widgets/_input.py, _text_area.py) to run the field's own bindings (ctrl+u,
+   backspace, the arrows) as the key reaches it. Textual inserts a character there, but runs
+   a bound key's action only once the key has bubbled up to the app, a queue a step: keys
+   read together (a fast typist, a loaded machine, a paste without bracketed paste) were
+   inserted before the key typed ahead of them, which then acted on them. ctrl+u and then
+   the targets typed at once left the compare dialog empty (its Enter then asked for
+   nothing), and `ba`, backspace, `c` left `ba`. A binding whose action does not run (a
+   `check_action` that says no, a SkipAction) goes on up the chain as before. Reported as
+   textual#6605, with a fix of the same shape proposed in PR #6631 (both open); once it is
+   merged, remove this and keep tests/app/test_keys_in_order.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -1250,3 +1261,34 @@ def reflow_part(compositor: Any, part: Widget) -> Any:
     return ReflowResult(
         hidden=was_shown - part_widgets, shown=new.keys() - old_part.keys(), resized=resized
     )
+
+
+@_guarded("textual")
+def editing_keys_keep_their_order() -> None:
+    """A field's own bound keys act as they reach it, in order with the characters typed
+    around them (point 29); once."""
+    from textual import events
+    from textual.widgets import Input, TextArea
+
+    for field in (Input, TextArea):
+        on_key = field.__dict__["_on_key"]
+        if getattr(on_key, "in_order", False):
+            continue
+
+        # Textual's own first (a character, Enter, Tab); a key it leaves is one of the field's
+        # bindings here, as the app would find it first in the chain once the key bubbled.
+        async def _on_key(
+            self: Widget, event: events.Key, on_key: Callable[..., Any] = on_key
+        ) -> None:
+            await on_key(self, event)
+            if event._stop_propagation or event._no_default_action:
+                return
+            for binding in self._bindings.key_to_bindings.get(event.key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, self):
+                    event.stop()
+                    event.prevent_default()
+                    return
+
+        _on_key.in_order = True  # type: ignore[attr-defined]
+        _on_key.replaced = on_key  # type: ignore[attr-defined]  # for the canary
+        field._on_key = _on_key  # type: ignore[method-assign]

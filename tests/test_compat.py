@@ -22,6 +22,7 @@ from textual.widgets import Footer as TextualFooter
 from textual.widgets import Static
 
 from byok_tui.compat import (
+    editing_keys_keep_their_order,
     footer_keys_styled_once,
     input_ends_with_the_terminal,
     layouts_ask_no_layout_for_the_sizes_they_set,
@@ -753,3 +754,31 @@ def test_28_a_layout_sets_each_widget_s_virtual_size_through_a_reactive_that_lay
     assert "ancestor._clear_arrangement_cache()" in check
     assert "if not ancestor.styles.auto_dimensions:\n                            break" in check
     assert "cache_key = (size, self._nodes._updates, optimal)" in inspect.getsource(Widget.arrange)
+
+
+def test_29_a_field_s_bound_keys_run_only_once_the_key_has_bubbled_to_the_app() -> None:
+    """Textual's Input and TextArea still insert a character in their own `_on_key` and
+    leave every other key to bubble; the app still runs a binding found along the chain
+    from the focused widget up with `run_action(action, namespace)`, and a message still
+    says it was stopped or its default prevented in `_stop_propagation` and
+    `_no_default_action`. Point 29 wraps each `_on_key` once, around Textual's own.
+    If a field runs its own bindings as the key reaches it, point 29 can go."""
+    from textual.app import App
+    from textual.message import Message
+    from textual.widgets import Input, TextArea
+
+    editing_keys_keep_their_order()
+    wrapped = {field: field.__dict__["_on_key"] for field in (Input, TextArea)}
+    editing_keys_keep_their_order()
+    for field, on_key in wrapped.items():
+        assert field.__dict__["_on_key"] is on_key
+        original = inspect.getsource(on_key.replaced)
+        assert "if event.is_printable" in original
+        assert "_check_bindings" not in original and "run_action" not in original
+    assert "await self.run_action(binding.action, namespace)" in inspect.getsource(
+        App._check_bindings
+    )
+    assert "if not (await self._check_bindings(event.key)):" in inspect.getsource(App._on_key)
+    stop, prevent = inspect.getsource(Message.stop), inspect.getsource(Message.prevent_default)
+    assert "self._stop_propagation = stop" in stop
+    assert "self._no_default_action = prevent" in prevent

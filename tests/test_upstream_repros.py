@@ -44,6 +44,7 @@ FIXED_BY = {
     "26_removed_widget_restyled_on_blur.py": "widgets_going_away_keep_their_styles",
     "27_screen_css_restyles_the_app.py": "new_stylesheets_parsed_alone",
     "28_layout_asks_for_another_layout.py": "layouts_ask_no_layout_for_the_sizes_they_set",
+    "29_editing_key_overtaken.py": "editing_keys_keep_their_order",
 }
 
 
@@ -53,7 +54,8 @@ FIXED_BY = {
 PRELOADED = ["asyncio", "textual.app", "textual.screen", "textual.widget", "textual.containers",
              "textual.widgets", "textual.widgets._footer", "textual.widgets._input",
              "textual.widgets._label", "textual.widgets._static", "textual.widgets._header",
-             "textual.widgets._option_list", "textual.drivers._writer_thread"]  # fmt: skip
+             "textual.widgets._option_list", "textual.widgets._text_area",
+             "textual.drivers._writer_thread"]  # fmt: skip
 
 
 def _run_script(script: str, fix: str | None, answer: Connection) -> None:
