@@ -191,28 +191,33 @@ def valid_documents() -> st.SearchStrategy[dict[str, Any]]:
         max_size=3,
     )
 
+    conversations = st.lists(
+        st.fixed_dictionaries(
+            {
+                "uuid": UUIDS.map(lambda u: "c" + u),
+                "title": st.text(PLAIN, max_size=12),
+                "created": st.floats(0, 2e9),
+                "updated": st.floats(0, 2e9),
+                "messages": messages,
+            }
+        ),
+        min_size=1,
+        max_size=3,
+        unique_by=lambda c: str(c["uuid"]),
+    )
+
+    settings_rows = st.dictionaries(st.text(PLAIN, max_size=6), st.text(PLAIN, max_size=6))
+
     @st.composite
     def documents(draw: st.DrawFn) -> dict[str, Any]:
         drawn_bots = draw(bots)
-        conversations = draw(
-            st.lists(
-                st.fixed_dictionaries(
-                    {
-                        "uuid": UUIDS.map(lambda u: "c" + u),
-                        "bot_uuid": st.sampled_from([b["uuid"] for b in drawn_bots]),
-                        "title": st.text(PLAIN, max_size=12),
-                        "created": st.floats(0, 2e9),
-                        "updated": st.floats(0, 2e9),
-                        "messages": messages,
-                    }
-                ),
-                min_size=1,
-                max_size=3,
-                unique_by=lambda c: str(c["uuid"]),
-            )
-        )
+        drawn = draw(conversations)
+        # Each conversation belongs to one of the bots drawn (the strategies above are made
+        # once; only this choice depends on what was drawn).
+        bot_uuids = st.sampled_from([b["uuid"] for b in drawn_bots])
+        conversations_drawn = [{**c, "bot_uuid": draw(bot_uuids)} for c in drawn]
         seen: set[str] = set()  # a message's uuid is unique across the whole document
-        for conversation in conversations:
+        for conversation in conversations_drawn:
             kept_messages: list[dict[str, Any]] = []
             for message in cast(list[dict[str, Any]], conversation["messages"]):
                 if message["uuid"] not in seen:
@@ -223,13 +228,16 @@ def valid_documents() -> st.SearchStrategy[dict[str, Any]]:
             "format": "byok-tui-export",
             "version": 1,
             "bots": drawn_bots,
-            "conversations": conversations,
-            "settings": draw(
-                st.dictionaries(st.text(PLAIN, max_size=6), st.text(PLAIN, max_size=6))
-            ),
+            "conversations": conversations_drawn,
+            "settings": draw(settings_rows),
         }
 
     return documents()
+
+
+# Made once: made again at each draw, its composite read the module's source to check it uses
+# `draw` (Hypothesis' reflection), and every strategy in it had its checks redone.
+VALID_DOCUMENTS = valid_documents()
 
 
 def leaves(value: Any) -> list[tuple[Any, Any]]:
@@ -262,7 +270,7 @@ NUMERIC_FIELDS = {
 @st.composite
 def one_value_spoiled(draw: st.DrawFn) -> dict[str, Any]:
     """A well-formed export with one value, anywhere in it, replaced by a hostile one."""
-    document = draw(valid_documents())
+    document = draw(VALID_DOCUMENTS)
     places = leaves(document)
     if draw(st.integers(0, 3)):  # mostly one of the numbers: each must be range-checked
         places = [(container, key) for container, key in places if key in NUMERIC_FIELDS]
@@ -275,7 +283,7 @@ def hostile_exports() -> st.SearchStrategy[bytes]:
     return st.one_of(
         st.binary(max_size=200),
         JSON_VALUES.map(lambda v: json.dumps(v).encode()),
-        valid_documents().map(lambda v: json.dumps(v).encode()),
+        VALID_DOCUMENTS.map(lambda v: json.dumps(v).encode()),
         one_value_spoiled().map(lambda v: json.dumps(v).encode()),
         one_value_spoiled().map(lambda v: json.dumps(v).encode()),
     )
