@@ -68,13 +68,14 @@ class TmuxTerminal:
             time.sleep(every)
         return time.perf_counter()
 
-    def wait_until_gone(self, text: str, timeout: float = 30, every: float = 0.01) -> None:
-        """Return once `text` is no longer on screen."""
+    def gone_within(self, text: str, timeout: float, every: float = 0.01) -> bool:
+        """Whether `text` left the screen within `timeout` seconds."""
         deadline = time.perf_counter() + timeout
-        while text in (shown := self.screen()):
+        while text in self.screen():
             if time.perf_counter() > deadline:
-                raise TimeoutError(f"{text!r} never went; {self._what_it_did(shown)}")
+                return False
             time.sleep(every)
+        return True
 
     def _what_it_did(self, shown: str, watched: float = 1.0) -> str:
         """What the screen showed, and whether the program drew or worked in the `watched`
