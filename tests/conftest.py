@@ -6,11 +6,12 @@ Fixtures only: helpers live in tests/support/, never imported from a conftest.
 
 from __future__ import annotations
 
+import asyncio
 import compileall
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import keyring
 import pytest
@@ -159,6 +160,74 @@ def quick_idle_checks() -> None:
         import textual._wait
 
         textual._wait.SLEEP_GRANULARITY = 0.005
+
+
+@pytest.fixture(autouse=True, scope="session")
+def pilot_waits_for_the_widgets_still_busy() -> None:
+    """Each Pilot `press`, `click` and `pause` first waits until every widget of the screen has
+    handled what was queued for it (`Pilot._wait_for_screen`): it queues a callback to each of
+    the ~150-250 widgets and waits for them all, ~11 ms of CPU a wait, about a tenth of the
+    app tests' CPU. A widget idle in its message loop (nothing queued, the loop waiting for a
+    message, no refresh or callback pending) has nothing to handle: it is left out, and the
+    wait is the same for every widget that still had something to do (tests/test_pilot.py).
+    The app and the screen are always waited for."""
+    if not checked_version_installed("textual"):  # Pilot._wait_for_screen, as checked
+        return
+    from textual.pilot import Pilot, WaitForScreenTimeout
+
+    async def wait_for_the_busy(pilot: Pilot[Any], timeout: float = 30.0) -> bool:
+        # Textual's own method, but for the `busy` filter
+        try:
+            screen = pilot.app.screen
+        except Exception:
+            return False
+        nodes = [pilot.app, screen, *filter(_busy, screen.walk_children())]
+        count = 0
+        count_zero_event = asyncio.Event()
+
+        def decrement_counter() -> None:
+            nonlocal count
+            count -= 1
+            if count == 0:
+                count_zero_event.set()
+
+        for node in nodes:
+            if node.call_later(decrement_counter):
+                count += 1
+        if count:
+            wait_for: list[asyncio.Task[Any]] = [
+                asyncio.create_task(count_zero_event.wait()),
+                asyncio.create_task(cast(asyncio.Event, pilot.app._exception_event).wait()),
+            ]
+            _, pending = await asyncio.wait(
+                wait_for, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            for task in pending:
+                task.cancel()
+            if len(wait_for) == len(pending):
+                raise WaitForScreenTimeout(
+                    "Timed out while waiting for widgets to process pending messages."
+                )
+            if count > 0:
+                return False
+        return True
+
+    Pilot._wait_for_screen = wait_for_the_busy  # type: ignore[method-assign, assignment]
+
+
+def _busy(node: Any) -> bool:
+    """Whether a widget may still have something to handle: queued messages or callbacks, a
+    refresh asked for, or a handler running (its loop not waiting for the next message)."""
+    queue = node._message_queue
+    if queue.values or not queue.ready_event._waiters or node._next_callbacks:
+        return True
+    return bool(
+        node._repaint_required
+        or node._layout_required
+        or node._scroll_required
+        or node._recompose_required
+        or node._refresh_styles_required
+    )
 
 
 @pytest.fixture(autouse=True, scope="session")
