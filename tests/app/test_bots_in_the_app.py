@@ -10,7 +10,7 @@ from byok_tui.core.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
 from byok_tui.storage.store import Store
 from byok_tui.widgets.config_pane import ConfigPane
-from tests.support.pilot import chat, make_app, settle, state, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, chat, make_app, settle, state, wait_for
 
 
 def bot_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
@@ -28,7 +28,7 @@ async def test_a_new_bot_from_the_sidebar_opens_in_its_editor() -> None:
     store = open_store(open_services())
     store.default_bot("openai", "gpt-5.5")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.click("#new-bot")
         await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
@@ -72,7 +72,7 @@ async def test_a_taken_name_for_a_new_bot_is_said_in_the_dialog_which_stays_open
     store = open_store(open_services())
     store.default_bot("openai", "gpt-5.5")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.click("#new-bot")
         await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
@@ -119,7 +119,7 @@ async def test_deleting_a_bot_from_the_palette_asks_then_opens_another() -> None
     store.create_conversation(doomed.id, "will go too")
     store.set_last_opened(doomed.id, None)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert state(app).bot.name == "Doomed"
         await pilot.press("ctrl+p")
@@ -142,7 +142,7 @@ async def test_the_delete_key_on_a_highlighted_bot_asks_and_cancel_keeps_it() ->
     store.default_bot("openai", "gpt-5.5")
     kept = store.create_bot(BotConfig("Kept", "openai", "gpt-5.5"))
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         bots = chat(app).query_one("#bots", OptionList)
         bots.focus()
@@ -163,7 +163,7 @@ async def test_the_delete_key_on_a_highlighted_conversation_deletes_that_one() -
     older = store.create_conversation(bot.id, "Older")
     store.create_conversation(bot.id, "Newer")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         conversations = chat(app).query_one("#conversations", OptionList)
         conversations.focus()

@@ -28,6 +28,7 @@ from byok_tui.widgets.message_views import ErrorBlock, ReplyView, UserMessage
 from byok_tui.widgets.transcript import MOST_SHOWN, Transcript
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     make_app,
@@ -59,7 +60,7 @@ def with_key_answering(*pieces: str, **reply: Any) -> tuple[ByokApp, FakeProvide
 
 async def test_escape_stops_the_reply_and_keeps_what_arrived() -> None:
     app, _fake = with_key_answering("Partial ", "answer", pause=0.2, finish=False)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "Tell me everything")
         # While the reply pauses, a character or two that could begin one of the user's
@@ -82,7 +83,7 @@ async def test_escape_after_a_replys_end_leaves_it_whole() -> None:
     body, so that its connection carries the next request): Escape then stops that, not the
     reply, which is neither marked stopped on screen nor stored partial."""
     app, _fake = with_key_answering("Whole ", "answer", held=True)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "Tell me")
         await wait_for(pilot, lambda: replies(app)[:1] == ["Whole answer"])
@@ -104,7 +105,7 @@ async def test_a_reply_keeps_no_blank_lines_laid_out_ahead_once_it_ends(stopped:
     has ended, or the user stopped it, it is exactly as tall as its text."""
     pieces = [f"Line {n} of a reply that streams in.\n\n" for n in range(12)]
     app, _fake = with_key_answering(*pieces, pause=0.05, finish=not stopped)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "Stream to me")
         await wait_for(pilot, lambda: replies(app)[:1] != [] and "Line 2" in replies(app)[0])
@@ -132,12 +133,12 @@ async def test_the_conversation_opens_even_if_loading_the_markdown_renderer_earl
         raise RuntimeError("a renderer that cannot load early")
 
     monkeypatch.setattr(chat_host, "warm_up", broken)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "A question")
         await wait_for(pilot, lambda: not replying(app) and replies(app) == ["The **answer**."])
     reopened = make_app()
-    async with reopened.run_test(size=(140, 40)) as pilot:
+    async with reopened.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: replies(reopened) == ["The **answer**."])
         assert reopened.is_running
@@ -147,7 +148,7 @@ async def test_replies_render_as_markdown_with_code_blocks() -> None:
     app, _fake = with_key_answering(
         "# Title\n\n", "Some **bold** text.\n\n", "```python\n", "print('hi')\n", "```\n"
     )
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "markdown please")
         await wait_for(pilot, lambda: not replying(app) and len(replies(app)) == 1)
@@ -173,7 +174,7 @@ async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> No
     with provider_server() as server:
         server.reply_with(openai_reply(hostile))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "[@click=app.quit]me too[/]")
             await wait_for(pilot, lambda: replies(app) == [hostile])
@@ -185,7 +186,7 @@ async def test_markup_and_actions_in_a_reply_are_shown_as_text_never_run() -> No
 
 async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard() -> None:
     app, _fake = with_key_answering("copy me")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "hi")
         await wait_for(pilot, lambda: replies(app) == ["copy me"] and not replying(app))
@@ -198,7 +199,7 @@ async def test_copy_puts_the_focused_message_or_the_last_reply_on_the_clipboard(
 
 async def test_a_message_typed_while_a_reply_streams_is_given_back_not_lost() -> None:
     app, fake = with_key_answering("slow", finish=False)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "first")
         await wait_for(pilot, lambda: replying(app))
@@ -245,7 +246,7 @@ async def test_a_terminal_widened_past_the_narrow_width_shows_the_config_pane_it
 
 async def test_a_key_shaped_for_another_provider_warns_but_is_saved() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -259,7 +260,7 @@ async def test_a_key_shaped_for_another_provider_warns_but_is_saved() -> None:
 
 async def test_the_command_palette_offers_the_chat_actions() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         titles = {command.title for command in app.get_system_commands(app.screen)}
         for title in ("Settings", "Retry", "New chat", "Bot config", "Copy", "Export All Data"):
@@ -269,7 +270,7 @@ async def test_the_command_palette_offers_the_chat_actions() -> None:
 async def test_export_all_data_from_the_app_writes_a_file_without_keys() -> None:
     with_key()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f10")
         await settle(pilot)
@@ -305,7 +306,7 @@ async def test_a_long_conversation_opens_at_its_end_and_loads_earlier_messages_o
     total = NEWEST_PAGE + PAGE + 10
     questions(total)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         transcript = await settled_transcript(pilot)
         shown = functools.partial(shown_in, transcript)
 
@@ -326,7 +327,7 @@ async def test_a_reader_far_back_holds_at_most_300_messages_and_can_return_to_th
     the newest messages brings them back."""
     questions(400)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         transcript = await settled_transcript(pilot)
         shown = functools.partial(shown_in, transcript)
 
@@ -366,7 +367,7 @@ async def test_opening_a_conversation_reads_only_its_newest_page(
     for name in ("messages", "all_messages", "attachment_labels"):
         monkeypatch.setattr(Store, name, whole)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         shown = [m.message_text for m in app.screen.query_one(Transcript).query(UserMessage)]
         assert shown == [f"question {n}" for n in range(10, NEWEST_PAGE + 10)]
@@ -378,7 +379,7 @@ async def test_newest_messages_that_do_not_fill_the_transcript_are_joined_by_ear
     read), and the reader stays at the newest message."""
     questions(300)
     app = make_app()
-    async with app.run_test(size=(140, 120)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 120)) as pilot:
         transcript = await settled_transcript(pilot)
         shown = functools.partial(shown_in, transcript)
         await wait_for(pilot, lambda: len(shown()) > NEWEST_PAGE)
@@ -392,7 +393,7 @@ async def test_newest_messages_that_do_not_fill_the_transcript_are_joined_by_ear
 
 async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> None:
     app, _fake = with_key_answering("The answer.", reasoning=("Wei", "gh it."), pause=0.1)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "think first")
         await wait_for(pilot, lambda: not replying(app) and replies(app) == ["The answer."])
@@ -408,7 +409,7 @@ async def test_reasoning_streams_into_a_folded_section_above_the_answer() -> Non
 async def test_a_message_whose_request_cannot_be_sent_is_shown_before_its_error() -> None:
     with_key()
     app = make_app(BYOK_TUI_OPENAI_BASE_URL="http://127.0.0.1:9/v1")  # nothing listens there
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "anyone?")
         await wait_for(pilot, lambda: not replying(app) and bool(app.screen.query(ErrorBlock)))
@@ -419,7 +420,7 @@ async def test_a_message_whose_request_cannot_be_sent_is_shown_before_its_error(
 
 async def test_palette_entries_say_what_they_do_not_their_title_twice() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         wanted = {"Bot config", "Copy", "Retry"}
         ours = [c for c in app.get_system_commands(app.screen) if c.title in wanted]
@@ -432,7 +433,7 @@ async def test_palette_entries_say_what_they_do_not_their_title_twice() -> None:
 
 async def test_f2_and_delete_with_no_conversation_say_why_nothing_happens() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         for key in ("f2", "ctrl+delete"):
             await pilot.press(key)
@@ -445,7 +446,7 @@ async def test_copying_a_message_that_held_a_key_says_the_key_was_replaced() -> 
     from byok_tui.widgets.message_views import UserMessage
 
     app, _fake = with_key_answering("fine")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "plain words")
         await wait_for(pilot, lambda: replies(app) == ["fine"])
@@ -511,7 +512,7 @@ async def test_text_received_is_stored_when_the_app_quits_between_two_events(
 
     monkeypatch.setattr(ReplyStream, "first_words_drawn", never_drawn)
     app, _fake = with_key_answering("kept ", "on quit")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "Tell me")
         await wait_for(pilot, drawing.is_set)
@@ -525,7 +526,7 @@ async def test_text_received_is_stored_when_the_app_quits_between_two_events(
 
 async def test_pasted_text_lands_in_the_composer_once() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.text = "Say "
@@ -540,7 +541,7 @@ async def test_a_terminal_made_taller_reads_earlier_messages_into_the_room() -> 
     read as if the reader had scrolled to the top."""
     questions(300)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         transcript = await settled_transcript(pilot)
         assert len(shown_in(transcript)) == NEWEST_PAGE
         await pilot.resize_terminal(140, 120)

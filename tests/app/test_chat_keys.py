@@ -13,6 +13,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.key_field import KeyField
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     FakeClock,
     choose,
     error_texts,
@@ -51,7 +52,7 @@ async def test_a_key_typed_in_settings_is_sent_with_the_next_message(
     openai_server: ProviderServer,
 ) -> None:
     app = make_app(**openai_env(openai_server))
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -72,7 +73,7 @@ async def test_settings_closed_as_it_opens_then_opened_again_shows_the_key_store
     is there and the key stored is in its field."""
     open_key_store(app_paths()).set(entry_name("openai"), FIRST)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         for _ in range(3):
             await pilot.press("ctrl+s", "escape")
@@ -145,7 +146,7 @@ async def test_switching_provider_in_the_sidebar_sends_to_that_provider() -> Non
         openai.reply_with(openai_reply("from openai"))
         groq.reply_with(openai_reply("from groq"))
         app = make_app(**openai_env(openai), BYOK_TUI_GROQ_BASE_URL=f"{groq.base_url}/openai/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await choose(pilot, "#providers", "provider:groq")
             assert state(app).bot.config.provider == "groq"
@@ -188,7 +189,7 @@ async def test_a_429_counts_down_then_retries_by_itself() -> None:
         server.reply_with(limited, openai_reply("after the wait"))
         app = make_app(**openai_env(server))
         app.clock = clock = FakeClock()
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "busy?")
 

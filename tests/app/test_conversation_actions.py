@@ -9,7 +9,15 @@ from textual.widgets import Button, Input, OptionList
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.core.records import BotConfig
 from byok_tui.screens.dialogs import ConfirmDialog, TextDialog
-from tests.support.pilot import chat, choose, make_app, settle, state, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    chat,
+    choose,
+    make_app,
+    settle,
+    state,
+    wait_for,
+)
 
 BOT_KEY = "sk-proj-" + "B" * 60
 
@@ -28,7 +36,7 @@ async def test_f2_renames_the_conversation_on_screen_in_the_sidebar_and_the_stor
     bot = store.default_bot("openai", "gpt-5.5")
     conversation = store.create_conversation(bot.id, "Untitled")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))
@@ -49,7 +57,7 @@ async def test_deleting_the_conversation_on_screen_asks_then_a_new_one_takes_its
     doomed = store.create_conversation(bot.id, "Doomed")
     store.add_message(doomed.id, "user", "a question")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         opened = state(app).conversation
         assert opened is not None and opened.id == doomed.id
@@ -72,7 +80,7 @@ async def test_deleting_the_conversation_on_screen_asks_then_a_new_one_takes_its
 async def test_with_no_conversation_yet_its_actions_say_so_and_open_no_dialog() -> None:
     open_store(open_services()).default_bot("openai", "gpt-5.5")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert state(app).conversation is None
         for key in ("f2", "ctrl+delete"):
@@ -94,7 +102,7 @@ async def test_a_bot_moved_to_another_provider_is_asked_about_its_own_key() -> N
     for bot in (kept, removed):
         store.set_bot_key(bot.id, BOT_KEY)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         for bot, answer in ((kept, "#no"), (removed, "#yes")):
             await choose(pilot, "#bots", f"bot:{bot.id}")
@@ -123,7 +131,7 @@ async def test_a_dialog_answered_twice_at_once_acts_once_and_does_not_crash() ->
     for title in ("Kept", "Doomed"):
         store.create_conversation(bot.id, title)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.click("#new-bot")
         await wait_for(pilot, lambda: isinstance(app.screen, TextDialog))

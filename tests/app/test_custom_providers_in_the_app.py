@@ -16,6 +16,7 @@ from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_form import ProviderForm
 from byok_tui.widgets.provider_settings import ProviderSettings
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     choose,
     make_app,
     replies,
@@ -53,7 +54,7 @@ async def test_a_provider_added_in_settings_is_written_shown_and_removable(
     server: ProviderServer,
 ) -> None:
     app = make_app()
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -156,7 +157,7 @@ async def test_a_key_typed_in_its_settings_row_is_saved_under_its_own_entry(
         CustomDefinition("gateway", f"{server.base_url}/v1", "Gateway", (("m1", "m1"),)),
     )
     app = make_app()
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)

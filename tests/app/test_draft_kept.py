@@ -20,6 +20,7 @@ from byok_tui.screens.chat_composer import ChatComposer
 from tests.support.fake_backend import FakeProviders
 from tests.support.keys import FAKE_KEYS
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     replies,
@@ -53,7 +54,7 @@ async def focused_composer(pilot: Pilot[None]) -> ChatComposer:
 async def composer_after_a_restart(fake: FakeProviders) -> str:
     """What the composer holds once a new app has started and read its state."""
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         text = composer_of(pilot).text
         await pilot.press("ctrl+q")
@@ -83,7 +84,7 @@ def database_text() -> str:
 async def test_a_draft_left_in_the_composer_is_back_after_a_quit() -> None:
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await focused_composer(pilot)
         await pilot.press(*"half a thought")
         await pilot.press("ctrl+q")  # at once: not a second after the last key
@@ -94,7 +95,7 @@ async def test_a_sent_message_does_not_come_back_as_a_draft() -> None:
     fake = a_conversation()
     fake.enqueue("A2")
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer_of(pilot).text = "a thought typed a while ago"
         await wait_for(pilot, lambda: kept_drafts() == ["a thought typed a while ago"])
@@ -109,12 +110,12 @@ async def test_what_was_typed_while_the_draft_was_read_follows_it() -> None:
     under them."""
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer_of(pilot).text = "the draft"
         await pilot.press("ctrl+q")
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         composer = composer_of(pilot) if pilot.app.screen.query(ChatComposer) else None
         if composer is None:  # still the start screen: typed there, handed on
             await pilot.press(*"typed early")
@@ -128,7 +129,7 @@ async def test_what_was_typed_while_the_draft_was_read_follows_it() -> None:
 async def test_an_edit_keeps_its_changes_after_the_draft_from_before_it() -> None:
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = composer_of(pilot)
         composer.text = "my draft"
@@ -138,7 +139,7 @@ async def test_an_edit_keeps_its_changes_after_the_draft_from_before_it() -> Non
     assert await composer_after_a_restart(fake) == "my draft"
 
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await app.screen.run_action("edit_last")
         composer_of(pilot).text = "Q1, said better"
@@ -149,7 +150,7 @@ async def test_an_edit_keeps_its_changes_after_the_draft_from_before_it() -> Non
 async def test_a_key_in_a_draft_is_kept_redacted() -> None:
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer_of(pilot).text = f"my key is {KEY}"
         await pilot.press("ctrl+q")
@@ -168,7 +169,7 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
     gone.write_text("soon deleted")
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         composer = await focused_composer(pilot)
         for path in (notes, gone):
             composer.post_message(events.Paste(str(path)))  # as a terminal drops a file
@@ -179,7 +180,7 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
     notes.write_text("second version, longer")
     gone.unlink()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: chips(pilot) == ["✕ 📎 notes.md · 22 B"])
         assert composer_of(pilot).text == "see the notes"
@@ -187,7 +188,7 @@ async def test_files_attached_to_a_draft_are_attached_again_as_they_are_now(
         assert any("Not attached" in line and "gone.md" in line for line in said), said
         await pilot.press("ctrl+q")
     app = app_answered_by(fake)  # the file gone was said once: it is not asked for again
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: chips(pilot) == ["✕ 📎 notes.md · 22 B"])
         await workers_done(app)
@@ -218,7 +219,7 @@ async def test_a_file_still_being_read_at_the_end_is_attached_again(
     monkeypatch.setattr(AppData, "read_attachment", slow)
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         composer = await focused_composer(pilot)
         await pilot.press(*"read this")
         composer.post_message(events.Paste(str(report)))
@@ -227,7 +228,7 @@ async def test_a_file_still_being_read_at_the_end_is_attached_again(
     let_go.set()
     monkeypatch.setattr(AppData, "read_attachment", read_attachment)
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: chips(pilot) == ["✕ 📎 report.md · 12 B"])
         assert composer_of(pilot).text == "read this"

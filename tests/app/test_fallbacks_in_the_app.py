@@ -17,6 +17,7 @@ from byok_tui.core.records import BotConfig
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     FakeClock,
     error_texts,
     make_app,
@@ -68,7 +69,7 @@ async def test_the_countdown_then_the_fallback_answers_and_is_named(
     openai, groq = servers
     app = app_for(openai, groq)
     app.clock = clock = FakeClock()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "busy?")
         await wait_for(pilot, lambda: f"{COUNTDOWN} 5 s (Esc to stay)" in activity(app))
@@ -92,7 +93,7 @@ async def test_escape_stays_with_the_error_block_and_sends_nothing_more(
     openai, groq = servers
     app = app_for(openai, groq)
     app.clock = clock = FakeClock()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "busy?")
         await wait_for(pilot, lambda: COUNTDOWN in activity(app))
@@ -137,7 +138,7 @@ async def test_a_short_wait_is_retried_once_then_the_countdown_starts(
     openai.reply_with(short, short)
     app = app_for(openai, groq)
     app.clock = clock = FakeClock()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "busy?")
         await wait_for(pilot, lambda: "retry in 2 s" in activity(app))
@@ -166,7 +167,7 @@ async def test_no_countdown_once_text_has_arrived() -> None:
     fake.enqueue("Half an ans", error=failing)
     app = app_answered_by(fake)
     app.clock = FakeClock()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "hi")
         await wait_for(pilot, lambda: bool(error_texts(app)))

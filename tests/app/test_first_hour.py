@@ -9,7 +9,14 @@ from textual.widgets import OptionList
 from byok_tui.screens.settings import SettingsScreen
 from byok_tui.widgets.key_field import KeyField
 from tests.support.keys import FAKE_KEYS
-from tests.support.pilot import chat, make_app, settle, type_into, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    chat,
+    make_app,
+    settle,
+    type_into,
+    wait_for,
+)
 
 
 def provider_row(app, provider_id: str) -> str:  # type: ignore[no-untyped-def]
@@ -20,7 +27,7 @@ def provider_row(app, provider_id: str) -> str:  # type: ignore[no-untyped-def]
 
 async def test_after_settings_the_title_and_the_sidebar_show_the_key_just_added() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert "no key" in provider_row(app, "openai")
         await pilot.press("ctrl+s")
@@ -68,7 +75,7 @@ async def test_sending_one_of_your_keys_anyway_says_how_it_is_kept_and_sent_late
     odd = "my-own-gateway-key-0123456789"  # one of the user's keys, of no known shape
     open_key_store(app_paths()).set(entry_name("openai"), odd)
     app = make_app()
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 30)) as pilot:
         await settle(pilot)
         await send(pilot, f"why does {odd} fail?")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
@@ -88,7 +95,7 @@ async def test_a_title_in_a_dialog_is_shown_as_text_never_run() -> None:
     bot = store.default_bot("openai", "gpt-5.5")
     store.create_conversation(bot.id, "[@click=app.quit]Quit[/] [b]bold[/b]")
     app = make_app()
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 30)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+delete")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
@@ -129,7 +136,7 @@ async def test_the_first_key_added_becomes_the_default_bots_provider() -> None:
     with provider_server() as server:
         server.reply_with(openai_reply("hello from OpenAI"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             assert state(app).bot.config.provider == "google"  # free tier: where to start
             await pilot.press("ctrl+s")
@@ -154,7 +161,7 @@ async def test_a_message_sent_before_any_key_does_not_tie_the_default_bot_to_its
     with provider_server() as server:
         server.reply_with(openai_reply("hello from OpenAI"))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "hi")
             await wait_for(pilot, lambda: bool(error_texts(app)))
@@ -183,7 +190,7 @@ async def test_a_default_bot_already_in_use_keeps_its_provider_when_a_key_is_add
     store.add_message(earlier.id, "user", "hi")
     store.add_message(earlier.id, "assistant", "hello", provider="google", key_source="global")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
         chat(app).refresh_keys()
@@ -203,14 +210,14 @@ async def test_a_restart_reopens_the_bot_and_conversation_last_used() -> None:
     store.add_message(older.id, "user", "in the older one")
     store.create_conversation(writer.id, "Newer")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert state(app).bot.name == "Default"
         await choose(pilot, "#bots", f"bot:{writer.id}")
         await choose(pilot, "#conversations", f"conv:{older.id}")
         await pilot.press("ctrl+q")
     again = make_app()
-    async with again.run_test(size=(140, 40)) as pilot:
+    async with again.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         opened = state(again)
         assert opened.bot.name == "Writer"
@@ -222,7 +229,7 @@ async def test_with_no_key_the_empty_screen_says_how_to_add_one() -> None:
     from byok_tui.widgets.transcript import Transcript
 
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         shown = str(chat(app).query_one(Transcript).query_one(".empty").render())
         assert "ctrl+s" in shown and "Google Gemini" in shown
@@ -232,7 +239,7 @@ async def test_text_typed_while_the_sidebar_has_focus_goes_to_the_composer() -> 
     from byok_tui.widgets.composer import Composer
 
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         chat(app).query_one("#providers", OptionList).focus()
         await pilot.pause()

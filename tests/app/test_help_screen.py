@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 from byok_tui.core.bindings import APP_KEYS, BOT_COMMANDS, CHAT_KEYS, COMPOSER_KEYS, SIDEBAR_KEYS
 from byok_tui.screens.help import HelpScreen
 from byok_tui.widgets.composer import Composer
-from tests.support.pilot import chat, make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, chat, make_app, settle, wait_for
 
 
 def shown_text(app) -> str:  # type: ignore[no-untyped-def]
@@ -24,7 +24,7 @@ def shown_text(app) -> str:  # type: ignore[no-untyped-def]
 
 async def test_f1_lists_every_binding_by_area_and_escape_closes_it() -> None:
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
@@ -43,7 +43,7 @@ async def test_f1_lists_every_binding_by_area_and_escape_closes_it() -> None:
 
 async def test_question_mark_opens_help_outside_the_composer_and_types_in_it() -> None:
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.focus()
@@ -57,7 +57,7 @@ async def test_question_mark_opens_help_outside_the_composer_and_types_in_it() -
 
 async def test_the_palettes_keys_entry_is_this_help() -> None:
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         commands = list(app.get_system_commands(app.screen))
         keys = [c for c in commands if c.title in ("Keys", "Help")]
@@ -69,7 +69,7 @@ async def test_ctrl_c_says_how_to_quit_in_words_not_markup() -> None:
     from tests.support.pilot import make_app, settle
 
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+c")
         await pilot.pause()
@@ -83,7 +83,7 @@ async def test_the_palette_finds_keys_budgets_and_providers_by_those_words() -> 
     from textual.fuzzy import Matcher
 
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         for word in ("budget", "key", "provider"):

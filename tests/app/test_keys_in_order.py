@@ -14,7 +14,7 @@ from byok_tui.screens.dialogs import TextDialog
 from byok_tui.widgets.composer import Composer
 from tests.compare.test_ask_compare import by_model
 from tests.compare.test_compare_in_the_app import TARGETS, app_on
-from tests.support.pilot import chat, make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, chat, make_app, settle, wait_for
 from tests.support.provider_server import provider_server
 
 
@@ -30,7 +30,7 @@ async def test_ctrl_u_then_the_targets_typed_at_once_leave_the_targets_in_the_di
     then compared nothing)."""
     with provider_server(by_model) as server:
         app = app_on(server)
-        async with app.run_test(size=(120, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             chat(app).query_one(Composer).text = "2+2?"
             await pilot.press("f5")
@@ -46,7 +46,7 @@ async def test_a_backspace_between_characters_typed_at_once_removes_the_one_befo
     """`b a backspace c` in the chat composer, read together, leaves `bc` (the backspace
     acting last left `ba`)."""
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         assert composer.has_focus

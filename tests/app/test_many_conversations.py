@@ -15,7 +15,7 @@ from byok_tui.app_services.services import open_services, open_store
 from byok_tui.core.records import Conversation
 from byok_tui.storage.store import Store
 from byok_tui.widgets.sidebar import Sidebar
-from tests.support.pilot import make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, settle, wait_for
 
 
 def listed(option_list: OptionList) -> list[str]:
@@ -38,7 +38,7 @@ async def test_the_sidebar_lists_the_newest_conversations_and_shows_older_ones_o
 
     monkeypatch.setattr(Store, "conversations", watched)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert read_at_most and all(0 < limit <= CONVERSATIONS_SHOWN for limit in read_at_most), (
             "opening read every conversation of the bot"
@@ -67,7 +67,7 @@ async def test_a_conversation_older_than_the_first_page_is_listed_when_it_is_ope
     made = [store.create_conversation(bot.id, f"chat {n}") for n in range(CONVERSATIONS_SHOWN + 30)]
     store.set_last_opened(bot.id, made[5].id)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         conversations = app.screen.query_one("#conversations", OptionList)
         shown = listed(conversations)

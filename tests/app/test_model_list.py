@@ -12,7 +12,16 @@ from byok_tui.core.paths import app_paths
 from byok_tui.keys import entry_name, open_key_store
 from byok_tui.screens.dialogs import TextDialog
 from byok_tui.screens.settings import SettingsScreen
-from tests.support.pilot import chat, make_app, replies, send, settle, state, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    chat,
+    make_app,
+    replies,
+    send,
+    settle,
+    state,
+    wait_for,
+)
 from tests.support.provider_server import Reply, Seen, openai_reply, provider_server
 
 KEY = "sk-proj-" + "M" * 60
@@ -74,7 +83,7 @@ async def test_test_key_counts_one_model_as_one_model() -> None:
     one = json.dumps({"data": [{"id": "gpt-5.5"}]}).encode()
     with provider_server(lambda _request: Reply(headers=JSON, steps=[one])) as server:
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 45)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 45)) as pilot:
             await settle(pilot)
             await pilot.press("ctrl+s")
             await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))

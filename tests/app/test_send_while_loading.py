@@ -21,6 +21,7 @@ from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     choose,
@@ -82,7 +83,7 @@ async def test_a_message_sent_while_a_conversation_opens_is_sent_to_it_once_open
     fake = FakeProviders()
     fake.enqueue("answered")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         slow_loads.hold()
         option_list = pilot.app.screen.query_one("#conversations", OptionList)
@@ -122,7 +123,7 @@ async def test_a_message_sent_before_the_first_conversation_opens_is_not_lost(
     fake = FakeProviders()
     fake.enqueue("hello back")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await wait_for(pilot, slow_loads.waiting.is_set)
         await send(pilot, "typed at once")
         await pilot.pause(0.2)
@@ -138,7 +139,7 @@ async def test_a_message_left_unsent_by_a_kill_is_back_in_the_composer() -> None
     store = open_store(open_services())
     store.set_setting(UNSENT_SETTING, "sent just before the kill")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert chat(app).query_one(Composer).text == "sent just before the kill"
     # It is in the composer now, like any draft: it does not come back a second time.
@@ -153,7 +154,7 @@ async def test_choosing_a_conversation_still_opens_it() -> None:
     store.add_message(first.id, "user", "in the first")
     store.create_conversation(bot.id, "Second")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert user_messages(app) == []
         await choose(pilot, "#conversations", f"conv:{first.id}")

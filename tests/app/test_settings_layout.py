@@ -11,7 +11,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.widgets.budget_editor import BudgetEditor
 from byok_tui.widgets.key_field import KeyField
 from byok_tui.widgets.provider_settings import ProviderSettings
-from tests.support.pilot import make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, settle, wait_for
 
 OLD_KEY = "sk-proj-" + "O" * 50 + "AAAA"
 NEW_KEY = "sk-proj-" + "N" * 50 + "ZZZZ"
@@ -19,7 +19,7 @@ NEW_KEY = "sk-proj-" + "N" * 50 + "ZZZZ"
 
 async def test_settings_opens_on_the_keys_with_the_budgets_after_the_providers() -> None:
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -33,7 +33,7 @@ async def test_settings_opens_on_the_keys_with_the_budgets_after_the_providers()
 async def test_a_key_pasted_over_another_in_settings_is_the_one_its_line_names() -> None:
     open_key_store(app_paths()).set(entry_name("openai"), OLD_KEY)
     app = make_app()
-    async with app.run_test(size=(140, 50)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 50)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -78,7 +78,7 @@ async def test_the_add_provider_fields_are_bordered_like_every_other_field() -> 
     from byok_tui.widgets.provider_form import ProviderForm
 
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)

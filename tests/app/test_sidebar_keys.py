@@ -9,7 +9,15 @@ from byok_tui.app_services.services import open_services, open_store
 from byok_tui.widgets.key_field import KeyField
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
-from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    chat,
+    make_app,
+    replies,
+    send,
+    settle,
+    wait_for,
+)
 from tests.support.provider_server import ProviderServer, openai_reply
 
 
@@ -40,7 +48,7 @@ async def test_a_key_set_in_another_terminal_shows_once_a_reply_came_with_it(
     store.default_bot("openai", "gpt-5.5")
     server.reply_with(openai_reply("hi"))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert "no key" in provider_row(app, "openai")
         assert run_cli("keys", "set", "openai", stdin=FAKE_KEYS["openai"]).returncode == 0
@@ -60,7 +68,7 @@ async def test_a_wait_in_the_sidebar_counts_down_and_clears_itself() -> None:
     store.default_bot("openai", "gpt-5.5")
     store.ledger.save_rate_limits("openai", "global", (("retry-after", "3"),))
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: "wait" in provider_row(app, "openai"))
         first = provider_row(app, "openai")
@@ -87,7 +95,7 @@ async def test_several_unusable_keys_are_one_short_note_on_the_row() -> None:
                 (f"fp-{name}", name, time.time(), time.time()),
             )
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         row = provider_row(app, "openai")
         assert "2 keys unusable" in row and "work key" not in row, row
@@ -99,7 +107,7 @@ async def test_a_provider_added_in_settings_is_in_the_sidebar_on_the_way_back() 
     from byok_tui.widgets.provider_form import ProviderForm
 
     app = make_app()
-    async with app.run_test(size=(140, 50)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 50)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)

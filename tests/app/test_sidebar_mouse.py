@@ -7,7 +7,7 @@ from textual.widgets import OptionList
 
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.core.registry import provider_ids
-from tests.support.pilot import chat, make_app, settle, state
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, chat, make_app, settle, state
 
 
 async def click_row(pilot, option_list: OptionList, index: int) -> None:  # type: ignore[no-untyped-def]
@@ -22,7 +22,7 @@ async def click_row(pilot, option_list: OptionList, index: int) -> None:  # type
 
 async def test_clicking_a_provider_row_picks_that_provider_for_every_row() -> None:
     app = make_app()
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 50)) as pilot:
         await settle(pilot)
         for index, provider_id in enumerate(provider_ids()):
             providers = chat(app).query_one("#providers", OptionList)
@@ -39,7 +39,7 @@ async def test_clicking_a_conversation_row_opens_that_conversation() -> None:
     for title in titles:
         store.create_conversation(bot.id, title)
     app = make_app()
-    async with app.run_test(size=(120, 50)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 50)) as pilot:
         await settle(pilot)
         for index, title in enumerate(reversed(titles)):  # newest first
             conversations = chat(app).query_one("#conversations", OptionList)

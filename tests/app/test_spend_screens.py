@@ -11,14 +11,14 @@ from textual.widgets import DataTable, Sparkline, Static
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.screens.spend import RequestsScreen, UsageScreen
 from tests.support.keys import FAKE_KEYS
-from tests.support.pilot import make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, settle, wait_for
 from tests.support.spend import a_chat_request, some_spend
 
 
 async def test_the_usage_screen_charts_each_providers_spend_per_day_and_totals_per_model() -> None:
     some_spend()
     app = make_app()
-    async with app.run_test(size=(140, 44)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 44)) as pilot:
         await settle(pilot)
         await pilot.press("f8")
         await wait_for(pilot, lambda: isinstance(app.screen, UsageScreen))
@@ -78,7 +78,7 @@ async def test_the_requests_screen_lists_the_log_newest_first_without_any_key() 
     )
     ledger.record_request(hostile, None)
     app = make_app()
-    async with app.run_test(size=(160, 30)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 30)) as pilot:
         await settle(pilot)
         await pilot.press("f9")
         await wait_for(pilot, lambda: isinstance(app.screen, RequestsScreen))
@@ -120,7 +120,7 @@ async def test_at_120_columns_the_request_log_fits_without_scrolling_sideways() 
     ledger = open_store(open_services()).ledger
     ledger.record_request(a_chat_request(started=time.time()), 0.0031)
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f9")
         await wait_for(pilot, lambda: isinstance(app.screen, RequestsScreen))
@@ -132,7 +132,7 @@ async def test_at_120_columns_the_request_log_fits_without_scrolling_sideways() 
 
 async def test_usage_and_requests_are_in_the_command_palette() -> None:
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         titles = [command.title for command in app.get_system_commands(app.screen)]
         assert {"Usage", "Requests"} <= set(titles)

@@ -22,6 +22,7 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.message_views import UserMessage
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     error_texts,
@@ -56,7 +57,7 @@ def notes_to_read(tmp_path: Path) -> tuple[ByokApp, FakeProviders, Path]:
 
 async def test_ctrl_a_attaches_a_file_that_the_next_message_carries(tmp_path: Path) -> None:
     app, fake, notes = notes_to_read(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+a")
         await wait_for(pilot, lambda: isinstance(app.screen.focused, Input))
@@ -75,7 +76,7 @@ async def test_ctrl_a_attaches_a_file_that_the_next_message_carries(tmp_path: Pa
         assert shown_messages(app) == ["Summarise\n📎 notes.md · 6 B"]
 
     app = app_answered_by(FakeProviders())  # reopened: the stored message names its file
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert shown_messages(app) == ["Summarise\n📎 notes.md · 6 B"]
 
@@ -89,7 +90,7 @@ async def test_three_chips_are_all_shown_each_with_its_cross(tmp_path: Path) -> 
         path.write_bytes(PNG if name.endswith(".png") else b"# text")
         files.append(path)
     app = app_answered_by(FakeProviders())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.focus()
@@ -112,7 +113,7 @@ async def test_a_pasted_path_becomes_a_chip_a_click_takes_it_off_and_text_stays_
     pixel = tmp_path / "my pixel.png"
     pixel.write_bytes(PNG)
     app = app_answered_by(FakeProviders())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.focus()
@@ -141,7 +142,7 @@ async def test_enter_pressed_while_a_pasted_file_is_read_sends_it_with_the_messa
 
     monkeypatch.setattr(AppData, "read_attachment", slow_read)
     app, fake, notes = notes_to_read(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.focus()
@@ -165,7 +166,7 @@ async def test_an_image_for_a_model_without_images_comes_back_with_the_message(
     pixel.write_bytes(PNG)
     fake = FakeProviders()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.focus()

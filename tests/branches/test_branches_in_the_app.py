@@ -8,6 +8,7 @@ from byok_tui.widgets.composer import Composer
 from byok_tui.widgets.message_views import Alternatives, ReplyView, UserMessage
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     replies,
@@ -40,7 +41,7 @@ async def test_ctrl_g_answers_again_and_the_first_answer_stays_one_key_away() ->
     fake.enqueue("A2")
     fake.enqueue("after A1")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: replies(app) == ["A2"] and markers(app) == ["‹ 2/2 ›"])
@@ -64,7 +65,7 @@ async def test_e_on_a_message_edits_it_and_sends_it_as_an_alternative() -> None:
     fake = a_conversation()
     fake.enqueue("answer to the edit")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         question = app.screen.query_one(UserMessage)
         question.focus()
@@ -87,7 +88,7 @@ async def test_e_on_a_message_edits_it_and_sends_it_as_an_alternative() -> None:
 async def test_escape_leaves_an_edit_and_gives_back_the_draft() -> None:
     fake = a_conversation()
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         composer = chat(app).query_one(Composer)
         composer.text = "a draft of mine"
@@ -106,7 +107,7 @@ async def test_a_reply_just_streamed_is_the_one_ctrl_g_answers_again() -> None:
     fake.enqueue("A2")
     fake.enqueue("A2, again")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "Q2")
         await wait_for(pilot, lambda: replies(app) == ["A1", "A2"] and not replying(app))
@@ -121,7 +122,7 @@ async def test_r_on_a_focused_reply_keeps_the_focus_on_the_new_answer_so_left_br
     fake = a_conversation()
     fake.enqueue("A2")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         app.screen.query_one(ReplyView).focus()
         await pilot.press("r")

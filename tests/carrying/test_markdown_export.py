@@ -69,11 +69,17 @@ def test_the_options_are_checked_before_anything_is_read() -> None:
 
 async def test_the_palettes_export_writes_the_open_conversation_to_exports() -> None:
     from tests.support.fake_backend import FakeProviders
-    from tests.support.pilot import app_answered_by, chat, settle, wait_for
+    from tests.support.pilot import (
+        WIDTH_WITHOUT_CONFIG_PANE,
+        app_answered_by,
+        chat,
+        settle,
+        wait_for,
+    )
 
     two_conversations()  # the newest, "Second", opens
     app = app_answered_by(FakeProviders())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         chat(app).action_export_markdown()
         folder = app_paths().data_dir / "exports"

@@ -30,7 +30,14 @@ from byok_tui.screens import chat_column, column_base
 from byok_tui.storage.branch import BranchReader
 from byok_tui.storage.store import Store
 from tests.support.fake_backend import FakeProviders
-from tests.support.pilot import app_answered_by, send, settle, wait_for, workers_done
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    app_answered_by,
+    send,
+    settle,
+    wait_for,
+    workers_done,
+)
 
 OPENAI = get_provider("openai")
 MODEL = "a-model-the-registry-does-not-list"
@@ -295,7 +302,7 @@ async def test_a_conversation_opened_in_the_app_is_read_ahead_of_the_send(
         opened(self, *args)
 
     monkeypatch.setattr(chat_column.ChatColumn, "opened", noted)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: bool(walks))
         await workers_done(app)

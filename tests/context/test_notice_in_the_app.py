@@ -15,6 +15,7 @@ from byok_tui.widgets.transcript import Transcript
 from tests.support.cli import run_cli
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     replies,
@@ -55,7 +56,7 @@ async def send_in_the_app(messages: int) -> tuple[list[str], int]:
     fake = FakeProviders()
     fake.enqueue("the answer")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "the question")
         await wait_for(pilot, lambda: replies(app)[-1:] == ["the answer"])

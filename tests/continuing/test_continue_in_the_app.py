@@ -13,6 +13,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     error_texts,
@@ -48,7 +49,7 @@ async def test_a_reply_stopped_with_escape_is_continued_in_place_with_c() -> Non
     fake.enqueue("The answer ", "is", finish=False)  # open until stopped
     fake.enqueue(" 42.")
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "What is six times seven?")
         # The last characters wait for more (they might begin a key, to be redacted).
@@ -81,7 +82,7 @@ async def test_a_reply_at_the_length_limit_offers_to_continue_and_the_palette_co
     fake.enqueue("Once upon", finish_reason="length")
     fake.enqueue(" a time.")
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "A story")
         await wait_for(pilot, lambda: offers(app) == ["Once upon"] and not replying(app))
@@ -113,7 +114,7 @@ async def test_a_reopened_cut_reply_offers_continue_and_a_click_continues_it() -
     fake = FakeProviders()
     fake.enqueue(" and the rest")
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert offers(app) == ["A2 half"]
         assert error_texts(app)
@@ -133,7 +134,7 @@ async def test_a_continuation_that_cannot_be_sent_leaves_the_reply_as_it_was() -
     add_cut_reply(store, conversation.id, "Half", error_kind=None, error_message=None)
     fake = FakeProviders()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         the_reply(app).focus()
         await pilot.press("c")
@@ -155,7 +156,7 @@ async def test_a_complete_reply_offers_no_c_and_c_sends_nothing() -> None:
     store.add_message(conversation.id, "assistant", "A whole answer.")
     fake = FakeProviders()
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         the_reply(app).focus()
         await pilot.pause()

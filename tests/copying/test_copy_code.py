@@ -23,7 +23,14 @@ from byok_tui.widgets.markdown_blocks import CodeBlock, code_blocks
 from byok_tui.widgets.markdown_text import LARGE_CHARS
 from byok_tui.widgets.message_views import ReplyView
 from tests.support.fake_backend import FakeProviders
-from tests.support.pilot import app_answered_by, replying, send, settle, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    app_answered_by,
+    replying,
+    send,
+    settle,
+    wait_for,
+)
 
 KEY = "sk-proj-" + "Y" * 60
 REPLY = """Install it, then run it:
@@ -141,7 +148,7 @@ async def test_a_streamed_reply_gets_its_copy_targets_once_it_has_ended() -> Non
     fake = FakeProviders()
     fake.enqueue("Run:\n\n```sh\n", "make test\n", "```\n")
     app = app_answered_by(fake)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "How do I test?")
         await wait_for(pilot, lambda: not replying(app) and targets(app) == ["⧉ sh · 1 line"])
@@ -219,7 +226,7 @@ async def test_a_reply_with_many_code_blocks_ends_in_one_row_not_a_wall_of_targe
     many = "".join(f"Step {n}:\n\n```python\nprint({n})\nprint()\n```\n\n" for n in range(300))
     store.add_message(conversation.id, "assistant", many + "The end.")
     app = app_answered_by(FakeProviders())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: bool(targets(app)))
         (shown,) = targets(app)

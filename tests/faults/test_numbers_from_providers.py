@@ -19,7 +19,7 @@ from byok_tui.keys.base import fingerprint
 from byok_tui.providers.errors import retry_after_seconds
 from byok_tui.providers.limits import rate_limits
 from tests.support.cli import run_cli
-from tests.support.pilot import make_app, settle
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, settle
 from tests.support.provider_server import ProviderServer, Reply
 
 KEY = "sk-proj-" + "W" * 60
@@ -90,7 +90,7 @@ async def test_a_bad_wait_already_stored_reads_as_a_clean_default() -> None:
     listed = run_cli("keys", "list")
     assert listed.returncode == 0, listed.stderr
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert app.is_running
 

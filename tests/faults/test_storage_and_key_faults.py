@@ -17,7 +17,16 @@ from byok_tui.storage import db as db_module
 from byok_tui.storage.database import StorageError
 from byok_tui.storage.store import Store
 from byok_tui.widgets.composer import Composer
-from tests.support.pilot import chat, error_texts, make_app, replies, send, settle, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    chat,
+    error_texts,
+    make_app,
+    replies,
+    send,
+    settle,
+    wait_for,
+)
 from tests.support.provider_server import Reply, provider_server, sse
 
 KEY = "sk-proj-" + "F" * 60
@@ -58,7 +67,7 @@ async def test_when_the_disk_is_full_the_app_keeps_the_message_in_the_composer()
     with provider_server() as server:
         server.reply_with(Reply(steps=DONE))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             store = app.context.db
             bot = store.bots()[0]
@@ -116,7 +125,7 @@ async def test_the_key_file_changing_under_the_running_app(fault: str) -> None:
     with provider_server() as server:
         server.reply_with(Reply(steps=DONE))
         app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             keys_file = app_paths().keys_file
             if fault == "corrupt":
@@ -147,7 +156,7 @@ async def test_a_keyring_that_raises_leaves_the_app_usable(monkeypatch: pytest.M
     monkeypatch.setenv("BYOK_TUI_KEYSTORE", "keyring")
     monkeypatch.setenv("BYOK_TEST_KEYRING_FAIL", "1")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "hello")
         await wait_for(pilot, lambda: bool(error_texts(app)))

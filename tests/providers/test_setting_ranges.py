@@ -20,7 +20,15 @@ from byok_tui.storage.bot_fields import BotInputError, check_bot_fields
 from byok_tui.storage.share import encode_bot_link
 from tests.support.cli import run_cli
 from tests.support.keys import FAKE_KEYS
-from tests.support.pilot import error_texts, make_app, send, settle, user_messages, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    error_texts,
+    make_app,
+    send,
+    settle,
+    user_messages,
+    wait_for,
+)
 from tests.support.provider_client import base_for, chat, client_for, collect
 from tests.support.provider_server import ProviderServer, openai_reply
 
@@ -120,7 +128,7 @@ async def test_a_saved_bot_out_of_range_gets_an_error_block_and_no_request(
     open_key_store(app_paths()).set(entry_name("anthropic"), ANTHROPIC_KEY)
     env = {"BYOK_TUI_ANTHROPIC_BASE_URL": base_for(get_provider("anthropic"), server)}
     app = make_app(**env)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "warm?")
         await wait_for(pilot, lambda: bool(error_texts(app)))

@@ -24,6 +24,7 @@ from byok_tui.widgets.transcript import Transcript
 from tests.support.fake_backend import FakeProviders
 from tests.support.old_database import old_database
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     make_app,
@@ -62,7 +63,7 @@ def hits_shown(screen: object) -> list[str]:
 async def test_ctrl_f_finds_a_message_and_enter_opens_it_marked() -> None:
     _store, older, newer = two_conversations()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert conversation_open(app) == newer
         await pilot.press("ctrl+f")
@@ -88,7 +89,7 @@ async def test_ctrl_f_finds_a_message_and_enter_opens_it_marked() -> None:
 async def test_enter_in_the_field_opens_the_newest_hit_and_escape_changes_nothing() -> None:
     _store, older, newer = two_conversations()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"citrus")
         await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
@@ -114,7 +115,7 @@ async def test_a_hit_far_back_in_a_long_conversation_is_brought_into_view() -> N
         text = "the needle is here" if number == 3 else f"message {number}"
         store.add_message(long.id, "user", text)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await jump_to_the_needle(pilot)
         await pilot.pause(0.2)
         transcript = app.screen.query_one(Transcript)
@@ -177,7 +178,7 @@ async def test_a_hit_further_back_than_the_reveal_span_opens_a_page_of_its_own()
     fake = FakeProviders()
     fake.enqueue("the answer")
     app = app_answered_by(fake)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         transcript = await open_the_far_needle(pilot)
         await send(pilot, "a new question")
         await wait_for(pilot, lambda: replies(app) == ["the answer"])
@@ -190,7 +191,7 @@ async def test_a_hit_further_back_than_the_reveal_span_opens_a_page_of_its_own()
 async def test_the_way_back_shows_the_newest_messages_again() -> None:
     a_far_needle()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         transcript = await open_the_far_needle(pilot)
         transcript.query(Button).last().press()
         await wait_for(pilot, lambda: showing_the_newest(transcript))
@@ -203,7 +204,7 @@ async def test_a_page_found_far_back_offers_no_continue_for_its_last_reply() -> 
     page found far back is not it."""
     a_far_needle(cut_at=PAGE + 2)  # the last of the page from the needle on
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await jump_to_the_needle(pilot)
         transcript = app.screen.query_one(Transcript)
         assert transcript.query(ReplyView).last().content == "cut short"
@@ -225,7 +226,7 @@ async def test_ctrl_f_works_from_a_field_of_the_config_pane() -> None:
 async def test_nothing_found_and_nothing_typed_say_so() -> None:
     two_conversations()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"durian")
         status = app.screen.query_one("#search-status", Static)
@@ -251,7 +252,7 @@ async def test_the_start_screen_shows_an_upgrade_indexing_messages(
 
     monkeypatch.setattr(StartScreen, "show_progress", seen)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
     assert [line.strip() for line in shown] == [
         f"Indexing messages for search (once, after an upgrade): {n} of 30" for n in (10, 20, 30)
@@ -261,7 +262,7 @@ async def test_the_start_screen_shows_an_upgrade_indexing_messages(
 async def test_the_sidebar_search_button_opens_the_panel_with_the_mouse() -> None:
     two_conversations()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.click("#open-search")
         assert isinstance(app.screen, SearchScreen)
@@ -273,7 +274,7 @@ async def test_page_keys_in_the_hits_of_a_tiny_terminal_do_nothing_rather_than_c
     through and PageDown ended the app with a crash report (KeyError)."""
     two_conversations()
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"citrus")
         await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 1)
@@ -314,7 +315,7 @@ async def test_a_search_that_answers_as_its_panel_closes_is_no_crash(
     monkeypatch.setattr(AppData, "search", answers_late)
     monkeypatch.setattr(SearchScreen, "on_unmount", unmounted, raising=False)
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"citrus")
         await pilot.pause(0.3)  # the search waits in its thread
@@ -335,7 +336,7 @@ async def test_a_hit_on_another_branch_opens_that_branch_at_the_message() -> Non
     store.branch_from(conversation.id, None)  # the first message edited: a second branch
     store.add_message(conversation.id, "user", "Tell me about the medlar")
     app = make_app()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+f", *"quince")
         await wait_for(pilot, lambda: len(hits_shown(app.screen)) == 2)

@@ -146,11 +146,11 @@ async def test_settings_checks_the_balance_on_request_and_as_part_of_test_key(
 
     from byok_tui.core.paths import app_paths
     from byok_tui.keys import entry_name, open_key_store
-    from tests.support.pilot import make_app, settle, wait_for
+    from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, settle, wait_for
 
     open_key_store(app_paths()).set(entry_name("openrouter"), OPENROUTER_KEY)
     app = make_app(BYOK_TUI_OPENROUTER_BASE_URL=f"{server.base_url}/api/v1")
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)

@@ -20,7 +20,15 @@ from byok_tui.screens.settings import SettingsScreen
 from byok_tui.spend.budgets import period_start, standings
 from byok_tui.storage.store import Store
 from tests.support.cli import run_cli
-from tests.support.pilot import error_texts, make_app, replies, send, settle, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    error_texts,
+    make_app,
+    replies,
+    send,
+    settle,
+    wait_for,
+)
 from tests.support.provider_server import ProviderServer, openai_reply
 
 KEY = "sk-proj-" + "B" * 60
@@ -123,7 +131,7 @@ async def test_the_app_refuses_a_send_over_budget_then_sends_it_once_if_asked(
     db.ledger.set_budget(Budget("openai", 2.0, "day"))
     server.reply_with(openai_reply("sent anyway"))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "one more please")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
@@ -174,7 +182,7 @@ async def test_settings_shows_each_providers_spend_by_key_and_its_budgets(db: St
         sql.execute("UPDATE messages SET key_source = 'global' WHERE key_source IS NULL")
     db.ledger.set_budget(Budget("all", 0.9, "day"))
     app = make_app()
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))

@@ -18,7 +18,7 @@ from byok_tui.providers.types import Usage
 from byok_tui.spend.estimate import Estimate, estimate, estimated_tokens
 from byok_tui.spend.pricing import cost_of
 from tests.support.cli import run_cli
-from tests.support.pilot import choose, make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, choose, make_app, settle, wait_for
 from tests.support.provider_server import ProviderServer
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ async def test_the_app_estimates_the_whole_request_while_typing_without_a_reques
 ) -> None:
     long_conversation()
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press(*"hello")
 
@@ -149,7 +149,7 @@ async def test_the_estimate_follows_the_conversation_the_draft_would_go_to(
     store, long = long_conversation()
     store.create_conversation(long.bot_id, "newer")  # the one that opens
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await pilot.press(*"hello")
         alone = estimate("openai", "gpt-5.5", ["hello"]).line()
@@ -176,7 +176,7 @@ async def test_a_draft_typed_while_the_app_opens_its_conversation_is_estimated_o
 
     monkeypatch.setattr(byok_tui.app_services.app_data, "read_state", held)
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await pilot.press(*"hello")
         await pilot.pause(0.5)  # typing paused: the estimate's moment, nothing open yet
         release.set()

@@ -99,7 +99,15 @@ def test_ask_keeps_the_limits_the_provider_stated_and_limits_shows_them(
 
 async def test_the_app_keeps_the_limits_of_each_reply(server: ProviderServer) -> None:
     from byok_tui.app_services.services import open_services, open_store
-    from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
+    from tests.support.pilot import (
+        WIDTH_WITHOUT_CONFIG_PANE,
+        make_app,
+        replies,
+        replying,
+        send,
+        settle,
+        wait_for,
+    )
 
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     open_store(open_services()).default_bot("openai", "gpt-5.5")
@@ -107,7 +115,7 @@ async def test_the_app_keeps_the_limits_of_each_reply(server: ProviderServer) ->
     reply.headers = {**reply.headers, **OPENAI_HEADERS}
     server.reply_with(reply)
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "hi")
         await wait_for(pilot, lambda: replies(app) == ["ok"] and not replying(app))
@@ -141,7 +149,16 @@ async def test_after_a_reply_that_left_few_requests_the_sidebar_says_so(
     from textual.widgets import OptionList
 
     from byok_tui.app_services.services import open_services, open_store
-    from tests.support.pilot import chat, make_app, replies, replying, send, settle, wait_for
+    from tests.support.pilot import (
+        WIDTH_WITHOUT_CONFIG_PANE,
+        chat,
+        make_app,
+        replies,
+        replying,
+        send,
+        settle,
+        wait_for,
+    )
 
     open_key_store(app_paths()).set(entry_name("openai"), KEY)
     open_store(open_services()).default_bot("openai", "gpt-5.5")
@@ -149,7 +166,7 @@ async def test_after_a_reply_that_left_few_requests_the_sidebar_says_so(
     reply.headers = {**reply.headers, **OPENAI_HEADERS, "x-ratelimit-remaining-requests": "3"}
     server.reply_with(reply)
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
 
         def openai_row() -> str:

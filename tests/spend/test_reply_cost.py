@@ -17,7 +17,15 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.providers.types import Usage
 from byok_tui.spend.pricing import cost_of
 from byok_tui.widgets.message_views import ReplyView
-from tests.support.pilot import make_app, replies, replying, send, settle, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    make_app,
+    replies,
+    replying,
+    send,
+    settle,
+    wait_for,
+)
 from tests.support.provider_server import ProviderServer, openai_reply
 
 KEY = "sk-proj-" + "C" * 60
@@ -39,7 +47,7 @@ async def test_a_reply_shows_its_tokens_and_cost_and_keeps_them(server: Provider
     env = {"BYOK_TUI_OPENAI_BASE_URL": f"{server.base_url}/v1"}
 
     app = make_app(**env)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "what does this cost?")
         await wait_for(pilot, lambda: replies(app) == ["Priced."] and not replying(app))
@@ -54,7 +62,7 @@ async def test_a_reply_shows_its_tokens_and_cost_and_keeps_them(server: Provider
     assert reply.price is not None and reply.price.startswith("genai-prices ")
 
     app = make_app(**env)  # reopened: the stored figures, not worked out again
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         assert meta_lines(app) == [f"openai · gpt-5.5 · global key · {line}"]
         assert f"{format_usd(expected.usd)} this chat" in app.sub_title
@@ -69,7 +77,7 @@ async def test_a_reply_whose_price_is_not_known_says_so_never_zero(
     store.update_bot(bot.id, replace(bot.config, model="gpt-unpriced"))
     server.reply_with(openai_reply("Who knows.", usage=USAGE))
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "and this?")
         await wait_for(pilot, lambda: any("price unknown" in meta for meta in meta_lines(app)))
@@ -133,7 +141,7 @@ async def test_the_titles_cost_is_this_chats_after_a_new_chat_and_a_continue(
         openai_reply("Fresh.", usage=USAGE),
     )
     app = make_app(BYOK_TUI_OPENAI_BASE_URL=f"{server.base_url}/v1")
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await send(pilot, "one")
         await wait_for(pilot, lambda: f"{format_usd(first)} this chat" in app.sub_title)

@@ -7,7 +7,7 @@ from textual.widgets import Input, Select
 
 from byok_tui.app_services.services import open_services, open_store
 from byok_tui.core.records import Budget
-from tests.support.pilot import make_app, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, settle, wait_for
 
 RATE_HEADERS = (
     ("x-ratelimit-limit-requests", "60"),
@@ -23,7 +23,7 @@ def text_of(app: object, selector: str) -> str:
 async def test_a_budget_is_set_and_removed_in_settings_and_a_bad_amount_is_refused() -> None:
     ledger = open_store(open_services()).ledger
     app = make_app()
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -54,7 +54,7 @@ async def test_a_budget_is_set_and_removed_in_settings_and_a_bad_amount_is_refus
 async def test_settings_shows_the_rate_limits_last_stated_with_their_age() -> None:
     open_store(open_services()).ledger.save_rate_limits("openai", "global", RATE_HEADERS)
     app = make_app()
-    async with app.run_test(size=(140, 60)) as pilot:
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)

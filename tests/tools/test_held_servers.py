@@ -22,7 +22,7 @@ from byok_tui.tools.held import HeldServers
 from byok_tui.tools.servers import ToolServer
 from tests.support.cli import run_cli
 from tests.support.mcp_tools import LIGHT_SERVER
-from tests.support.pilot import replies, replying, send, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, replies, replying, send, settle, wait_for
 from tests.support.provider_server import Seen, provider_server
 from tests.tools.test_mcp_servers import REPO, connection
 from tests.tools.test_tools_in_the_app import answers, app_on, calls_tool, dialog, ready
@@ -202,7 +202,7 @@ async def test_the_app_holds_the_server_between_messages_and_ends_it_when_it_qui
     assert run_cli("bot", "tools", "Default", "test").returncode == 0
     with provider_server(calls_pid) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "Pid?")
             await wait_for(pilot, lambda: not replying(app) and "pid " in "".join(replies(app)), 30)

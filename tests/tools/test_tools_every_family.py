@@ -23,7 +23,7 @@ from tests.providers.test_tool_calls_on_the_wire import (
     openai_calls,
 )
 from tests.support.cli import run_cli
-from tests.support.pilot import make_app, replies, send, settle, wait_for
+from tests.support.pilot import WIDTH_WITHOUT_CONFIG_PANE, make_app, replies, send, settle, wait_for
 from tests.support.provider_client import base_for
 from tests.support.provider_server import Reply, Seen, provider_server, sse
 from tests.tools.test_tools_in_the_app import REPO, SERVER, dialog, shown_text
@@ -124,7 +124,7 @@ async def test_the_app_asks_shows_the_arguments_runs_the_tool_and_answers(provid
     provider = get_provider(provider_id)
     with provider_server(model_for(provider_id)) as server:
         app = make_app(**{override_variable(provider): base_for(provider, server)})
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "Weather in Oslo?")
             await wait_for(pilot, lambda: dialog(app) is not None, timeout=30)

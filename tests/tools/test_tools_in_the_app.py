@@ -21,7 +21,15 @@ from byok_tui.storage.store import Store
 from byok_tui.widgets.tool_call import ToolCallView
 from tests.support.cli import run_cli
 from tests.support.mcp_tools import LIGHT_SERVER
-from tests.support.pilot import chat, make_app, replies, send, settle, wait_for
+from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
+    chat,
+    make_app,
+    replies,
+    send,
+    settle,
+    wait_for,
+)
 from tests.support.provider_server import ProviderServer, Reply, Seen, provider_server, sse
 from tests.tools.test_ask_with_tools import calls_weather
 
@@ -91,7 +99,7 @@ async def test_a_call_asks_first_showing_its_arguments_and_allow_once_runs_it() 
     ready()
     with provider_server(calls_weather) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await asked(pilot, app)
             shown = dialog(app)
             assert shown is not None
@@ -117,7 +125,7 @@ async def test_deny_refuses_the_call_and_the_model_is_told() -> None:
     ready()
     with provider_server(calls_weather) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await asked(pilot, app)
             await pilot.press("escape")  # the same as Deny
             await wait_for(pilot, lambda: len(server.requests) == 2, timeout=30)
@@ -132,7 +140,7 @@ async def test_always_allow_runs_the_tool_unasked_from_then_on_for_that_bot() ->
     ready()
     with provider_server(calls_weather) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await asked(pilot, app)
             await pilot.press("l")
             await wait_for(pilot, lambda: len(replies(app)) == 1 and TOLD in replies(app)[0], 30)
@@ -153,7 +161,7 @@ async def test_a_tool_pre_approved_in_config_runs_unasked() -> None:
 
     with provider_server(watched) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "Weather in Oslo?")
             while not any(TOLD in r for r in replies(app)):
@@ -172,7 +180,7 @@ async def test_a_server_that_cannot_start_is_said_and_the_message_goes_without_i
 
     with provider_server(lambda _seen: answers("Without tools.")) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "Hello?")
             await wait_for(pilot, lambda: replies(app) == ["Without tools."], timeout=30)
@@ -226,7 +234,7 @@ async def test_the_estimate_counts_the_tools_definitions_once_they_were_listed()
     tool_box._listed_tokens.clear()  # listed by no earlier test in this process
     with provider_server(calls_weather) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await pilot.press(*"hello")
             await wait_for(pilot, lambda: "tools: counted once listed" in activity(app))
@@ -250,7 +258,7 @@ async def test_escape_stops_a_running_call_and_the_reply() -> None:
 
     with provider_server(lambda _seen: calls_tool("test_slow", '{"seconds": 30}')) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await asked(pilot, app, "Wait for me")
             await pilot.press("a")
             await pilot.pause(1.0)  # the server started, the call running
@@ -267,13 +275,13 @@ async def test_a_reply_s_tool_calls_are_shown_again_when_its_conversation_is_ope
     ready()
     with provider_server(calls_weather) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await asked(pilot, app)
             await pilot.press("d")
             await wait_for(pilot, lambda: len(server.requests) == 2, timeout=30)
             await wait_for(pilot, lambda: not chat(app).column.busy)
     again = make_app()
-    async with again.run_test(size=(140, 40)) as pilot:
+    async with again.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: bool(tool_lines(again)))
         assert tool_lines(again) == ["▸ Tool test_weather: not allowed (the model was told)"]
@@ -299,7 +307,7 @@ async def test_a_hostile_result_is_shown_as_the_text_it_is() -> None:
 
     with provider_server(calls_hostile) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await settle(pilot)
             await send(pilot, "Go")
             await wait_for(pilot, lambda: "Done." in "".join(replies(app)), timeout=30)
@@ -325,7 +333,7 @@ async def test_a_tool_its_server_declares_read_only_still_asks_and_says_so() -> 
 
     with provider_server(calls_today) as server:
         app = app_on(server)
-        async with app.run_test(size=(140, 40)) as pilot:
+        async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
             await asked(pilot, app, "What day is it?")
             shown = dialog(app)
             assert shown is not None
