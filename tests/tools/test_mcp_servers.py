@@ -1,8 +1,12 @@
-"""MCP servers, against real servers written with the SDK (tests/support/mcp_server.py), over
-stdio and streamable HTTP on 127.0.0.1: configured from the shell, their tools listed, calls
-made; and the promises: no key reaches a server unless its own config names it, what a server
-says is outside text (no escape sequence, no key, bounded), a slow, failing or crashing server
-is an error result for the model, never a crash of byok-tui."""
+"""MCP servers over stdio and streamable HTTP on 127.0.0.1: configured from the shell, their
+tools listed, calls made; and the promises: no key reaches a server unless its own config names
+it, what a server says is outside text (no escape sequence, no key, bounded), a slow, failing or
+crashing server is an error result for the model, never a crash of byok-tui. The protocol is
+checked against real servers written with the SDK (tests/support/mcp_server.py): listing, a
+call's answer, a tool's failure, HTTP. What byok-tui itself does with a server (the environment
+it gives it, its log, a result cut or cleaned, a timeout, a crash) is checked against the
+hand-written server of the same tools (tests/support/mcp_light.py), which starts in ~0.05 s of
+CPU where the SDK's takes ~1 s."""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from byok_tui.keys import entry_name, open_key_store
 from byok_tui.tools.client import call_tool, list_tools
 from byok_tui.tools.servers import ToolServer, configured_servers, parse_server
 from tests.support.cli import run_cli
-from tests.support.mcp_tools import SDK_SERVER
+from tests.support.mcp_tools import LIGHT_SERVER, SDK_SERVER
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = SDK_SERVER
@@ -38,7 +42,13 @@ LEAKED_IN_ENV = {
 
 
 def stdio(**extra: Any) -> ToolServer:
+    """The SDK's server, over stdio."""
     return ToolServer("test", SERVER[0], SERVER[1:], cwd=str(REPO), **extra)
+
+
+def light(**extra: Any) -> ToolServer:
+    """The hand-written server of the same tools, over stdio."""
+    return ToolServer("test", LIGHT_SERVER[0], LIGHT_SERVER[1:], cwd=str(REPO), **extra)
 
 
 def connection(timeout: float = 30, environ: dict[str, str] | None = None) -> dict[str, Any]:
@@ -152,7 +162,7 @@ def environment_seen(server: ToolServer, environ: dict[str, str]) -> dict[str, s
 
 def test_a_stdio_server_gets_none_of_the_user_s_keys_or_tokens() -> None:
     open_key_store(app_paths()).set(entry_name("openai"), OPENAI_KEY)
-    seen = environment_seen(stdio(), LEAKED_IN_ENV)
+    seen = environment_seen(light(), LEAKED_IN_ENV)
     for name, value in LEAKED_IN_ENV.items():
         assert name not in seen and value not in str(seen)
     assert OPENAI_KEY not in str(seen)
@@ -163,7 +173,7 @@ def test_a_stdio_server_gets_none_of_the_user_s_keys_or_tokens() -> None:
 def test_a_stored_key_reaches_a_server_only_by_its_own_config_and_comes_back_redacted() -> None:
     open_key_store(app_paths()).set(entry_name("openai"), OPENAI_KEY)
     remember_secret(OPENAI_KEY)
-    server = stdio(env={"UPSTREAM_KEY": "{key:openai}", "PROJECT": "notes"})
+    server = light(env={"UPSTREAM_KEY": "{key:openai}", "PROJECT": "notes"})
     result = call(server, "environment", {})
     # The server was given it (it echoes its environment back), and the result that comes
     # back to byok-tui has it redacted before anything stores, shows or sends it on.
@@ -176,7 +186,7 @@ def test_what_a_server_prints_is_logged_with_its_key_redacted() -> None:
     private log with every known key redacted, never to the terminal."""
     open_key_store(app_paths()).set(entry_name("openai"), OPENAI_KEY)
     remember_secret(OPENAI_KEY)
-    result = call(stdio(env={"UPSTREAM_KEY": "{key:openai}"}), "chatty", {})
+    result = call(light(env={"UPSTREAM_KEY": "{key:openai}"}), "chatty", {})
     assert result.content == "said it all"
     log = app_paths().log_dir / "mcp-test.log"
     logged = log.read_text(encoding="utf-8")
@@ -190,7 +200,7 @@ def test_a_log_that_is_a_symlink_is_refused_and_nothing_is_started(tmp_path: Pat
     log = app_paths().log_dir / "mcp-test.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.symlink_to(target)
-    result = call(stdio(), "chatty", {})
+    result = call(light(), "chatty", {})
     assert result.is_error and "cannot write the MCP server's log" in result.content
     assert target.read_text() == ""
 
@@ -210,13 +220,13 @@ def test_a_failing_tool_is_an_error_result() -> None:
 
 
 def test_a_huge_result_is_cut_and_the_model_is_told() -> None:
-    result = call(stdio(), "huge", {"size": 250_000}, limit=100_000)
+    result = call(light(), "huge", {"size": 250_000}, limit=100_000)
     assert len(result.content) < 100_200
     assert result.content.endswith("[byok-tui cut the result here: 150,000 more characters]")
 
 
 def test_escape_sequences_in_a_result_never_reach_the_terminal() -> None:
-    result = call(stdio(), "hostile", {})
+    result = call(light(), "hostile", {})
     assert "\x1b" not in result.content and "\x07" not in result.content
     assert "[link=https://evil.example]click[/link]" in result.content  # text, never markup
 
@@ -224,13 +234,13 @@ def test_escape_sequences_in_a_result_never_reach_the_terminal() -> None:
 @pytest.mark.long(5)
 def test_a_slow_call_is_abandoned_at_its_timeout_and_the_server_ended() -> None:
     started = time.monotonic()
-    result = call(stdio(), "slow", {"seconds": 30}, timeout=3)
+    result = call(light(), "slow", {"seconds": 30}, timeout=3)
     assert time.monotonic() - started < 15
     assert result.is_error and "did not answer within 3 s" in result.content
 
 
 def test_a_server_that_dies_mid_call_is_an_error_result_not_a_crash() -> None:
-    result = call(stdio(), "crash", {}, timeout=20)
+    result = call(light(), "crash", {}, timeout=20)
     assert result.is_error and result.content
 
 
