@@ -386,7 +386,10 @@ def test_a_reply_with_a_tool_call_and_its_result(snap_compare: Any) -> None:
     above the reply, the call as one line, "▾ Tool test_weather: 30 characters back",
     expanded (Enter on it) to show its arguments ({"city": "Oslo"}) and the result the
     server gave ("Oslo: snow for 1 day(s), -4 C."); then the reply, whose second round
-    used that result, in a paragraph of its own."""
+    used that result, in a paragraph of its own. The call has the focus: the footer names
+    its key first ("⏎ Show/hide")."""
+    from textual.widgets._footer import FooterKey
+
     from byok_tui.widgets.tool_call import ToolCallView
     from tests.support.provider_server import provider_server
     from tests.tools.test_ask_with_tools import calls_weather
@@ -408,6 +411,12 @@ def test_a_reply_with_a_tool_call_and_its_result(snap_compare: Any) -> None:
             view.focus()
             await pilot.press("enter")
             await settled(pilot)
+            # The footer is made again a frame or two after the focus moves: the snapshot is of
+            # the focused call's keys, never of those before (under load, in CI, it once was).
+            await wait_for(
+                pilot,
+                lambda: any(key.description == "Show/hide" for key in app.screen.query(FooterKey)),
+            )
 
         # Under 120 columns the config pane (which names the loopback server's port) is hidden.
         assert snap_compare(app, terminal_size=(110, 32), run_before=called_and_expanded)
