@@ -4,8 +4,9 @@
 14. A 2,000-token reply paced at 200 tokens a second: the app's CPU from Enter until the
     reply is drawn, two messages a start, three starts; against a minimal httpx printer
     (and llm's CLI, when it is installed) printing the same stream. Also: the bytes the app
-    wrote to the terminal for the reply, and a key's echo while a
-    reply streams against one typed when idle.
+    wrote to the terminal for the reply, and the runs of text among them that rewrote cells
+    with what they already showed (benchmarks/terminal_writes.py: none is the target), and a
+    key's echo while a reply streams against one typed when idle.
 15. A message sent the moment the composer appears: seconds from Enter until the request
     reaches the provider; the composer's time on screen against a minimal Textual app; the
     app's memory 2 s after the composer appeared, against the minimal app's 2 s after its
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from benchmarks.server import bench_server
 from benchmarks.support import PYTHON, Result, forget_drafts, make_home, settle
+from benchmarks.terminal_writes import rewritten_runs
 from benchmarks.tmux_terminal import TmuxTerminal
 
 HERE = Path(__file__).resolve().parent
@@ -110,6 +112,7 @@ def bench_terminal_stream(work: Path, quick: bool) -> Result:
                 terminal.close()
     app_cpu, plain_cpu = statistics.median(cpus), statistics.median(plain)
     sizes = [len(data) for data in written]
+    rewritten = rewritten_runs(written, SIZE)
     idle_echo, echo_max = statistics.median(idle), max(echoes) if echoes else 0.0
     ratio = app_cpu / plain_cpu if plain_cpu else None
     return Result(
@@ -119,15 +122,20 @@ def bench_terminal_stream(work: Path, quick: bool) -> Result:
         f"{', '.join(f'{cpu:.2f}' for cpu in cpus)}; the first message of a start "
         f"{statistics.median(first):.2f} s); written to the terminal "
         f"{statistics.median(sizes) / 1024:.0f} KiB ({statistics.median(sizes) / tokens:.0f} "
-        "bytes a token); "
+        "bytes a token; "
+        f"{rewritten.said()}); "
         f"echo meanwhile median {statistics.median(echoes) * 1000:.1f} ms, "
         f"max {echo_max * 1000:.1f} ms",
         f"httpx printer CPU {plain_cpu:.2f} s"
         + ("" if llm else " (llm not installed)")
         + f"; idle echo {idle_echo * 1000:.1f} ms",
         ratio,
-        "CPU <= 8x the httpx printer (llm absent); echo max <= idle + 10 ms",
-        ratio is not None and ratio <= 8 and echo_max <= idle_echo + 0.010,
+        "CPU <= 8x the httpx printer (llm absent); no run rewritten unchanged;"
+        " echo max <= idle + 10 ms",
+        ratio is not None
+        and ratio <= 8
+        and rewritten.unchanged == 0
+        and echo_max <= idle_echo + 0.010,
     )
 
 

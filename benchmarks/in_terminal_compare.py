@@ -16,6 +16,7 @@ from pathlib import Path
 from benchmarks.in_terminal import ECHO_KEYS, SIZE, _reply_round
 from benchmarks.server import bench_server
 from benchmarks.support import PYTHON, Result, forget_drafts, make_home, percentile, settle
+from benchmarks.terminal_writes import rewritten_runs
 from benchmarks.tmux_terminal import TmuxTerminal
 
 TARGETS = "openai:gpt-5.4-mini, groq:llama-3.3-70b-versatile, mistral:mistral-small-latest"
@@ -24,7 +25,7 @@ ASKED = "Compared: hello"  # the compare screen's first line: only there
 
 def _compare_round(
     terminal: TmuxTerminal, server: object, typing: bool
-) -> tuple[float, int, list[float]]:
+) -> tuple[float, bytes, list[float]]:
     """Three paced replies at once: CPU from Enter until the last was drawn, bytes written;
     with `typing`, how long a key typed in the compare's composer every 0.4 s meanwhile took
     to be drawn (the CPU of a round with typing counts the typing too: it is not compared)."""
@@ -54,7 +55,7 @@ def _compare_round(
             time.sleep(0.4)
         time.sleep(settle(0.3))  # the last text drawn
         cpu = terminal.cpu_seconds() - cpu
-        size = written.stat().st_size
+        recorded = written.read_bytes()
     time.sleep(0.5)
     for _ in range(10):  # back to the chat, with what was typed; a reply the app has not
         terminal.press("Escape")  # yet seen end is stopped by the first Escape, not left
@@ -63,7 +64,7 @@ def _compare_round(
     terminal.wait_for("Enter sends")  # (or this says what is on screen)
     terminal.press("C-u")
     time.sleep(0.5)
-    return cpu, size, echoes
+    return cpu, recorded, echoes
 
 
 def bench_terminal_compare(work: Path, quick: bool) -> Result:
@@ -75,7 +76,7 @@ def bench_terminal_compare(work: Path, quick: bool) -> Result:
     env = make_home(work / "tmux-compare", 1, 2)
     single: list[float] = []
     three: list[float] = []
-    sizes: list[int] = []
+    recordings: list[bytes] = []
     busy: list[float] = []
     idle: list[float] = []
     with bench_server() as server:
@@ -89,9 +90,9 @@ def bench_terminal_compare(work: Path, quick: bool) -> Result:
                 terminal.wait_for("Enter sends")
                 time.sleep(settle(1.0))  # the start-up's own work is over
                 single.append(_reply_round(terminal, server, typing=False)[0])
-                cpu, size, _ = _compare_round(terminal, server, typing=False)
+                cpu, recorded, _ = _compare_round(terminal, server, typing=False)
                 three.append(cpu)
-                sizes.append(size)
+                recordings.append(recorded)
                 busy += _compare_round(terminal, server, typing=True)[2]
                 with terminal.recording():  # the composer's echo, nothing streaming
                     idle += [terminal.echo(key) for key in ECHO_KEYS[:4]]
@@ -106,7 +107,8 @@ def bench_terminal_compare(work: Path, quick: bool) -> Result:
         16,
         f"in tmux: compare, three {tokens:,}-token replies paced at {rate:.0f}/s at once",
         f"CPU {all_three:.2f} s (of {len(three)}: {', '.join(f'{c:.2f}' for c in three)}); "
-        f"written {statistics.median(sizes) / 1024:.0f} KiB; a key typed while they "
+        f"written {statistics.median(len(r) for r in recordings) / 1024:.0f} KiB"
+        f" ({rewritten_runs(recordings, SIZE).said()}); a key typed while they "
         f"stream drawn in: max {switch * 1000:.1f} ms"
         + (
             f", 95th percentile {percentile(busy, 95) * 1000:.1f} ms, "

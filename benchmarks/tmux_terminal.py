@@ -59,6 +59,14 @@ class TmuxTerminal:
         """The text on screen now, as the terminal shows it."""
         return self._tmux("capture-pane", "-p", "-t", "bench")
 
+    def styled_screen(self) -> list[str]:
+        """Each line on screen now with its styles, as the terminal holds them."""
+        return self._tmux("capture-pane", "-p", "-e", "-t", "bench").split("\n")
+
+    def resize(self, width: int, height: int) -> None:
+        """The terminal made `width` x `height`, as a user drags its edge."""
+        self._tmux("resize-window", "-t", "bench", "-x", str(width), "-y", str(height))
+
     def wait_for(self, text: str, timeout: float = 30, every: float = 0.01) -> float:
         """When `text` was first on screen (perf_counter), polled every `every` s."""
         deadline = time.perf_counter() + timeout

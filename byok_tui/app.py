@@ -27,29 +27,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from byok_tui.app_services.services import Backend, Services, open_services
-from byok_tui.compat import (
-    editing_keys_keep_their_order,
-    input_ends_with_the_terminal,
-    layouts_ask_no_layout_for_the_sizes_they_set,
-    layouts_draw_what_they_resize,
-    layouts_keep_their_map,
-    layouts_place_only_their_part,
-    new_stylesheets_parsed_alone,
-    opaque_screens_hide_those_under_them,
-    output_ends_with_the_terminal,
-    page_keys_need_lines,
-    partial_updates_draw_what_they_show,
-    screens_lay_out_once_a_size,
-    screens_styled_once_when_first_shown,
-    screens_take_the_terminal_size_only,
-    stop_after_crash,
-    strips_kept_out_of_cycles,
-    strips_make_their_caches_when_used,
-    styles_caches_let_go,
-    timers_tick_at_the_next_interval,
-    watchers_go_with_their_node,
-    widgets_going_away_keep_their_styles,
-)
+from byok_tui.compat import every_touch_point_of_the_app, stop_after_crash
 from byok_tui.core.bindings import (
     APP_KEYS,
     BOT_COMMANDS,
@@ -126,26 +104,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        screens_take_the_terminal_size_only()  # compat.py: points 7-11, 13-19, 21-23, 25-29
-        page_keys_need_lines()
-        timers_tick_at_the_next_interval()
-        input_ends_with_the_terminal()
-        output_ends_with_the_terminal()
-        layouts_keep_their_map()
-        screens_lay_out_once_a_size()
-        screens_styled_once_when_first_shown()
-        partial_updates_draw_what_they_show()
-        strips_kept_out_of_cycles()
-        strips_make_their_caches_when_used()
-        layouts_ask_no_layout_for_the_sizes_they_set()  # before point 19, which wraps it
-        layouts_draw_what_they_resize()
-        opaque_screens_hide_those_under_them()
-        styles_caches_let_go()
-        watchers_go_with_their_node()
-        layouts_place_only_their_part()
-        widgets_going_away_keep_their_styles()
-        new_stylesheets_parsed_alone()
-        editing_keys_keep_their_order()
+        every_touch_point_of_the_app()  # byok_tui/compat.py: points 7-11, 13-19, 21-23, 25-30
         self._services = services
         if services is not None:
             environ = services.environ

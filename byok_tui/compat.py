@@ -271,6 +271,19 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    `check_action` that says no, a SkipAction) goes on up the chain as before. Reported as
    textual#6605, with a fix of the same shape proposed in PR #6631 (both open); once it is
    merged, remove this and keep tests/app/test_keys_in_order.py, which must pass unchanged.
+30. `frames_write_only_what_changed`: wraps `App._display` (textual/app.py), reading the
+   pieces a `ChopsUpdate` or `LayoutUpdate` (textual/_compositor.py) writes as their
+   `render_segments` does, and wraps the driver's `start_application_mode`. Textual writes
+   every line of every region it repaints, changed or not: while a 2,000-token reply streamed
+   in tmux, 25,607 of the 32,734 runs of text the app wrote (47 % of the cells, 363 KiB)
+   rewrote what the terminal already showed. Each piece now goes through the cells the app
+   has written (core/written_cells.py), which leaves out a piece that changes nothing and
+   cuts the others to their changed cells; what is written is a frame like any other (the
+   cursor put back after it). Anything else written, an inline or headless app, a new size
+   and application mode started again (after a suspend) make it forget what it wrote, so
+   the next frame writes every cell. Not reported upstream yet; once Textual writes only the
+   cells a frame changes, remove this and keep tests/app/test_frames_in_a_terminal.py, which
+   must pass unchanged.
 """
 
 from __future__ import annotations
@@ -1292,3 +1305,194 @@ def editing_keys_keep_their_order() -> None:
         _on_key.in_order = True  # type: ignore[attr-defined]
         _on_key.replaced = on_key  # type: ignore[attr-defined]  # for the canary
         field._on_key = _on_key  # type: ignore[method-assign]
+
+
+@_guarded("textual")
+def frames_write_only_what_changed() -> None:
+    """Each frame written to a terminal writes only the cells it changes (point 30); once."""
+    from textual.app import App
+
+    display = App.__dict__["_display"]
+    if getattr(display, "writes_changes_only", False):
+        return
+
+    def _display(self: App[Any], screen: Screen[Any], renderable: Any) -> None:
+        if not _written_as_it_is(self, renderable):
+            renderable = _changes_only(self, renderable)
+        display(self, screen, renderable)
+
+    _display.writes_changes_only = True  # type: ignore[attr-defined]
+    _display.replaced = display  # type: ignore[attr-defined]  # for the canary
+    App._display = _display  # type: ignore[method-assign]
+
+
+def _written_as_it_is(app: Any, renderable: Any) -> bool:
+    """Whether `App._display` writes `renderable` whole: anything but a frame of the
+    compositor written to a full-screen terminal (and whatever it writes but such a frame,
+    the cells it knows are forgotten). None, a batch under way, a headless or stopped app
+    write nothing: what they leave is kept."""
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+
+    driver = app._driver
+    if (
+        renderable is None
+        or app._batch_count
+        or not app._running
+        or app._closed
+        or app.is_headless
+        or driver is None
+    ):
+        return True
+    if driver.is_inline or not isinstance(renderable, ChopsUpdate | LayoutUpdate):
+        cells = app.__dict__.get("_written_cells")
+        if cells is not None:
+            cells.forget()
+        return True
+    return False
+
+
+def _changes_only(app: Any, update: Any) -> Any:
+    """`update` (a ChopsUpdate or LayoutUpdate), as the pieces of it that change cells."""
+    from textual._compositor import LayoutUpdate
+
+    from byok_tui.core.written_cells import WrittenCells
+
+    cells = app.__dict__.get("_written_cells")
+    width, height = app.size
+    if cells is None or (cells.width, cells.height) != (width, height):
+        cells = app._written_cells = WrittenCells(width, height)
+        _forget_when_the_terminal_starts_again(app._driver)
+    pieces = _pieces(update) if isinstance(update, LayoutUpdate) else _chops(update)
+    written: list[tuple[int, int, Strip]] = []
+    for x, y, strip in pieces:
+        width = strip.cell_length
+        changed = cells.changed(x, y, *_cells_of(strip), width)
+        if changed is None:
+            continue
+        start, end = changed
+        written.append(
+            (x + start, y, strip if (start, end) == (0, width) else strip.crop(start, end))
+        )
+    return _changes_only_update()(written)
+
+
+# The cells of the strips read lately, by the strip's id (the strip kept, so the id is its
+# own): a widget hands the same strip for a line it has not changed, frame after frame.
+_cells_read: dict[int, tuple[Strip, str | None, list[object]]] = {}
+
+
+def _cells_of(strip: Strip) -> tuple[str | None, list[object]]:
+    """The characters of `strip`, one a cell, and each cell's style; None for the text when
+    a character is not one cell wide or a segment is a control (written whole, never
+    judged: a width the terminal may see otherwise)."""
+    read = _cells_read.get(id(strip))
+    if read is not None and read[0] is strip:
+        return read[1], read[2]
+    if len(_cells_read) >= 512:  # a frame writes ~100-300 pieces at 120x40
+        _cells_read.clear()
+    text, styles = _cells_read_from(strip)
+    _cells_read[id(strip)] = (strip, text, styles)
+    return text, styles
+
+
+def _cells_read_from(strip: Strip) -> tuple[str | None, list[object]]:
+    from rich.cells import get_character_cell_size
+
+    texts: list[str] = []
+    styles: list[object] = []
+    for text, style, control in strip:
+        if control or not (text.isascii() or all(get_character_cell_size(c) == 1 for c in text)):
+            return None, styles
+        texts.append(text)
+        styles += [style] * len(text)
+    return "".join(texts), styles
+
+
+@functools.cache
+def _changes_only_update() -> type[Any]:
+    """The frame `_changes_only` gives `App._display`: a CompositorUpdate, so that the cursor
+    is put back after it as after any frame. Made once, when first needed (the UI-free core
+    imports this module too)."""
+    from rich.control import Control
+    from textual._compositor import CompositorUpdate
+
+    move_to = Control.move_to
+
+    class ChangesOnly(CompositorUpdate):
+        def __init__(self, written: list[tuple[int, int, Strip]]) -> None:
+            self.written = written
+
+        def render_segments(self, console: Any) -> str:
+            return "".join(
+                move_to(x, y).segment.text + strip.render(console) for x, y, strip in self.written
+            )
+
+    return ChangesOnly
+
+
+def _pieces(update: Any) -> Iterator[tuple[int, int, Strip]]:
+    """What a LayoutUpdate writes: each line's strips, one after the other from its region's
+    left edge (`LayoutUpdate.render_segments`)."""
+    for y, line in enumerate(update.strips, update.region.y):
+        x = update.region.x
+        for strip in line:
+            yield x, y, strip
+            x += strip.cell_length
+
+
+def _chops(update: Any) -> Iterator[tuple[int, int, Strip]]:
+    """What a ChopsUpdate writes: the chops within each line's span, the last cut at the
+    span's end (`ChopsUpdate.render_segments`)."""
+    for y, x1, x2 in update.spans:
+        for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
+            if strip is None or x > x2 or end <= x1:
+                continue
+            if x2 > x >= x1 and end <= x2:
+                yield x, y, strip
+            else:
+                yield x, y, strip.crop(0, min(end, x2) - x)
+
+
+def _forget_when_the_terminal_starts_again(driver: Any) -> None:
+    """Application mode started again (after a suspend, or SIGCONT) may leave the terminal
+    showing anything: what the app wrote before is forgotten."""
+    kind = type(driver)
+    start = kind.start_application_mode
+    if getattr(start, "forgets_cells", False):
+        return
+
+    def start_application_mode(self: Any) -> None:
+        cells = self._app.__dict__.get("_written_cells")
+        if cells is not None:
+            cells.forget()
+        start(self)
+
+    start_application_mode.forgets_cells = True  # type: ignore[attr-defined]
+    start_application_mode.replaced = start  # type: ignore[attr-defined]
+    kind.start_application_mode = start_application_mode
+
+
+def every_touch_point_of_the_app() -> None:
+    """Every touch point the app applies as it is made, in the order they must go; each
+    applies once a process (and only on the version it was checked against)."""
+    screens_take_the_terminal_size_only()
+    page_keys_need_lines()
+    timers_tick_at_the_next_interval()
+    input_ends_with_the_terminal()
+    output_ends_with_the_terminal()
+    layouts_keep_their_map()
+    screens_lay_out_once_a_size()
+    screens_styled_once_when_first_shown()
+    partial_updates_draw_what_they_show()
+    strips_kept_out_of_cycles()
+    strips_make_their_caches_when_used()
+    layouts_ask_no_layout_for_the_sizes_they_set()  # before point 19, which wraps it
+    layouts_draw_what_they_resize()
+    opaque_screens_hide_those_under_them()
+    styles_caches_let_go()
+    watchers_go_with_their_node()
+    layouts_place_only_their_part()
+    widgets_going_away_keep_their_styles()
+    new_stylesheets_parsed_alone()
+    frames_write_only_what_changed()
+    editing_keys_keep_their_order()

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from byok_tui.compat import (
     editing_keys_keep_their_order,
     footer_keys_styled_once,
+    frames_write_only_what_changed,
     input_ends_with_the_terminal,
     layouts_ask_no_layout_for_the_sizes_they_set,
     layouts_draw_what_they_resize,
@@ -494,6 +495,36 @@ def test_21_the_screens_seen_under_the_top_one_are_still_app_background_screens(
     assert original.index("screens.append(screen)") < original.index("background.a == 1")
     is_current = Screen.__dict__["is_current"].fget
     assert "self in self.app._background_screens" in inspect.getsource(is_current)
+
+
+def test_30_a_frame_is_still_written_whole_by_app_display_from_its_render_segments() -> None:
+    """`App._display` still writes a CompositorUpdate's `render_segments` (and puts the cursor
+    back after it) when the app runs in a full-screen terminal, and nothing when it is
+    headless or batching; a ChopsUpdate still writes each span's chops cut at the span's end
+    and a LayoutUpdate its lines from the region's left edge, as point 30 reads them; a
+    driver still starts application mode in `start_application_mode`. If Textual writes only
+    the cells a frame changes, point 30 can go."""
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+    from textual.app import App
+    from textual.driver import Driver
+
+    frames_write_only_what_changed()
+    installed = App.__dict__["_display"]
+    frames_write_only_what_changed()
+    assert App.__dict__["_display"] is installed, "replaced twice"
+    display = inspect.getsource(installed.replaced)
+    for condition in ("self._batch_count", "self._running", "not self._closed"):
+        assert condition in display
+    assert "not self.is_headless" in display and "self._driver.is_inline" in display
+    assert "terminal_sequence = renderable.render_segments(console)" in display
+    chops = inspect.getsource(ChopsUpdate.render_segments)
+    assert "for y, x1, x2 in self.spans:" in chops
+    assert "for end, (x, strip) in zip(ends, line.items()):" in chops
+    assert "strip = strip.crop(0, min(end, x2) - x)" in chops
+    layout = inspect.getsource(LayoutUpdate.render_segments)
+    assert "for last, (y, line) in loop_last(enumerate(self.strips, self.region.y)):" in layout
+    assert "extend([strip.render(console) for strip in line])" in layout
+    assert "self.start_application_mode()" in inspect.getsource(Driver.resume_application_mode)
 
 
 def test_20_an_httpx_transport_s_pool_gives_its_connections_its_network_backend() -> None:
