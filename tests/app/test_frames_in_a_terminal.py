@@ -64,7 +64,9 @@ def test_a_streamed_reply_rewrites_nothing_unchanged_and_leaves_the_screen_drawn
             afresh = settled_screen(terminal)
         finally:
             terminal.close()
-    assert written.judged > 100, written  # the reply's frames wrote over what they had written
+    # The reply's frames wrote over what they had written (fewer frames on a loaded host:
+    # 85 runs judged in one CI run, ~1,100 on a quiet one).
+    assert written.judged >= 20, written
     assert written.unchanged == 0, f"frames rewrote what had not changed: {written.said()}"
     assert framed[:-COMPOSER_ROWS] == afresh[:-COMPOSER_ROWS], "a cell was left stale"
     plain = [line.split("\x1b")[0] for line in framed]  # what each line shows, without styles
