@@ -400,23 +400,31 @@ def test_a_reply_with_a_tool_call_and_its_result(snap_compare: Any) -> None:
         app = make_app(BYOK_TUI_GROQ_BASE_URL=f"{server.base_url}/openai/v1")
 
         async def called_and_expanded(pilot: Pilot[None]) -> None:
-            from tests.support.pilot import replies, send, wait_for
+            from tests.support.pilot import replies, replying, send, wait_for
 
             await settled(pilot)
             await send(pilot, "Weather in Oslo?")
             await wait_for(pilot, lambda: dialog(app) is not None, timeout=30)
             await pilot.press("a")
-            await wait_for(pilot, lambda: any(TOLD in r for r in replies(app)), timeout=30)
+            # The reply over, and all it set off (a focus moved as it ends included): then
+            # the call is focused, and nothing takes the focus from it.
+            await wait_for(
+                pilot,
+                lambda: any(TOLD in r for r in replies(app)) and not replying(app),
+                timeout=30,
+            )
+            await settled(pilot)
             view = pilot.app.screen.query_one(ToolCallView)
             view.focus()
             await pilot.press("enter")
             await settled(pilot)
             # The footer is made again a frame or two after the focus moves: the snapshot is of
             # the focused call's keys, never of those before (under load, in CI, it once was).
-            await wait_for(
-                pilot,
-                lambda: any(key.description == "Show/hide" for key in app.screen.query(FooterKey)),
-            )
+            keys = lambda: [key.description for key in app.screen.query(FooterKey)]  # noqa: E731
+            try:
+                await wait_for(pilot, lambda: app.focused is view and "Show/hide" in keys())
+            except AssertionError:
+                raise AssertionError(f"focus on {app.focused!r}, footer {keys()}") from None
 
         # Under 120 columns the config pane (which names the loopback server's port) is hidden.
         assert snap_compare(app, terminal_size=(110, 32), run_before=called_and_expanded)
