@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from byok_tui.app_services.services import Backend, Services, open_services
-from byok_tui.compat import every_touch_point_of_the_app, stop_after_crash
+from byok_tui.compat import every_touch_point_of_the_app, forget_written_cells, stop_after_crash
 from byok_tui.core.bindings import (
     APP_KEYS,
     BOT_COMMANDS,
@@ -251,6 +251,13 @@ class ByokApp(App[None]):
     def action_command_palette(self) -> None:
         if self._started(self.action_command_palette) is not None:
             super().action_command_palette()
+
+    def action_redraw(self) -> None:
+        """Every cell written again, as after a resize: frames write only the cells they
+        change (compat point 30), so what another program wrote over the screen stays until
+        the cells under it change."""
+        forget_written_cells(self)
+        self.screen.refresh(layout=True)
 
     def action_help(self) -> None:
         from byok_tui.screens.help import HelpScreen

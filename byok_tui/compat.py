@@ -1453,6 +1453,14 @@ def _chops(update: Any) -> Iterator[tuple[int, int, Strip]]:
                 yield x, y, strip.crop(0, min(end, x2) - x)
 
 
+def forget_written_cells(app: App[Any]) -> None:
+    """The next frame writes every cell it draws (point 30): the terminal may show something
+    else (ctrl+l, Redraw)."""
+    cells = app.__dict__.get("_written_cells")
+    if cells is not None:
+        cells.forget()
+
+
 def _forget_when_the_terminal_starts_again(driver: Any) -> None:
     """Application mode started again (after a suspend, or SIGCONT) may leave the terminal
     showing anything: what the app wrote before is forgotten."""

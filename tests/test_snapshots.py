@@ -322,8 +322,9 @@ def test_80_by_24(snap_compare: Any) -> None:
 
 
 def test_help_screen_at_80_by_24(snap_compare: Any) -> None:
-    """F1 at 80x24: the help over the chat, every key of 'Anywhere' and the start of 'Chat'
-    in two columns (the keys, then what they do, wrapped in its own column)."""
+    """F1 at 80x24: the help over the chat, every key of 'Anywhere' (ctrl+l's Redraw among
+    them) in two columns (the keys, then what they do, wrapped in its own column), and at the
+    bottom the heading of 'Chat', whose keys follow below the fold."""
 
     async def open_help(pilot: Pilot[None]) -> None:
         await settled(pilot)

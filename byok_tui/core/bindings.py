@@ -66,6 +66,14 @@ APP_KEYS = (
         show=False,
     ),
     Key(
+        "ctrl+l",
+        "redraw",
+        "Redraw",
+        "app.redraw",
+        "Draw the whole screen again",
+        show=False,
+    ),
+    Key(
         "f10",
         "export_all_data",
         "Export All Data",

@@ -78,3 +78,24 @@ def strip(line: str) -> str:
     import re
 
     return re.sub(r"\x1b\[[0-9;:]*m", "", line)
+
+
+@pytest.mark.long(15)
+def test_ctrl_l_draws_again_what_another_program_wrote_over(tmp_path: Path) -> None:
+    """A frame writes only the cells it changes, so text another program writes to the
+    terminal stays until the cells under it change; ctrl+l (Redraw) writes every cell."""
+    env = make_home(tmp_path / "home", 1, 2)
+    terminal = TmuxTerminal([sys.executable, "-m", "byok_tui"], env, SIZE, tmp_path / "t")
+    try:
+        terminal.wait_for("Enter sends")
+        time.sleep(1.0)  # the start-up's own work is over
+        before = settled_screen(terminal)
+        tty = terminal._tmux("display-message", "-p", "-t", "bench", "#{pane_tty}")
+        with Path(tty).open("w") as other_program:
+            other_program.write("\x1b[3;40HSCRIBBLED BY ANOTHER PROGRAM")
+        terminal.wait_for("SCRIBBLED BY ANOTHER PROGRAM")
+        terminal.press("C-l")
+        assert terminal.gone_within("SCRIBBLED", timeout=5), "ctrl+l left it on screen"
+        assert settled_screen(terminal)[:-COMPOSER_ROWS] == before[:-COMPOSER_ROWS]
+    finally:
+        terminal.close()
