@@ -63,6 +63,10 @@ class TmuxTerminal:
         """Each line on screen now with its styles, as the terminal holds them."""
         return self._tmux("capture-pane", "-p", "-e", "-t", "bench").split("\n")
 
+    def tty(self) -> str:
+        """The terminal device the program writes to (another program may write to it too)."""
+        return self._tmux("display-message", "-p", "-t", "bench", "#{pane_tty}")
+
     def resize(self, width: int, height: int) -> None:
         """The terminal made `width` x `height`, as a user drags its edge."""
         self._tmux("resize-window", "-t", "bench", "-x", str(width), "-y", str(height))

@@ -1344,9 +1344,7 @@ def _written_as_it_is(app: Any, renderable: Any) -> bool:
     ):
         return True
     if driver.is_inline or not isinstance(renderable, ChopsUpdate | LayoutUpdate):
-        cells = app.__dict__.get("_written_cells")
-        if cells is not None:
-            cells.forget()
+        forget_written_cells(app)
         return True
     return False
 
@@ -1358,9 +1356,8 @@ def _changes_only(app: Any, update: Any) -> Any:
     from byok_tui.core.written_cells import WrittenCells
 
     cells = app.__dict__.get("_written_cells")
-    width, height = app.size
-    if cells is None or (cells.width, cells.height) != (width, height):
-        cells = app._written_cells = WrittenCells(width, height)
+    if cells is None or (cells.width, cells.height) != tuple(app.size):
+        cells = app._written_cells = WrittenCells(*app.size)
         _forget_when_the_terminal_starts_again(app._driver)
     pieces = _pieces(update) if isinstance(update, LayoutUpdate) else _chops(update)
     written: list[tuple[int, int, Strip]] = []
@@ -1470,9 +1467,7 @@ def _forget_when_the_terminal_starts_again(driver: Any) -> None:
         return
 
     def start_application_mode(self: Any) -> None:
-        cells = self._app.__dict__.get("_written_cells")
-        if cells is not None:
-            cells.forget()
+        forget_written_cells(self._app)
         start(self)
 
     start_application_mode.forgets_cells = True  # type: ignore[attr-defined]

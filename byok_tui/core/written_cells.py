@@ -18,14 +18,17 @@ style is any value that compares equal to itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 UNKNOWN = "\0"  # a cell not known: never equal to a character a piece writes
 
 
 class WrittenCells:
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
-        self._text = [UNKNOWN * width for _ in range(height)]
-        self._styles: list[list[object]] = [[None] * width for _ in range(height)]
+        self._text: list[str] = []
+        self._styles: list[list[object]] = []
+        self.forget()
 
     def forget(self) -> None:
         """The terminal may show anything now: every cell is written again."""
@@ -63,27 +66,28 @@ class WrittenCells:
 
 
 def _same_first(text: str, styles: list[object], old: str, old_styles: list[object]) -> int:
-    """How many cells at the start are unchanged (a binary search of slices: each compare
-    runs in C)."""
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if text[:middle] == old[:middle] and styles[:middle] == old_styles[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    """How many cells at the start are unchanged."""
+    return _longest(len(text), lambda n: text[:n] == old[:n] and styles[:n] == old_styles[:n])
 
 
 def _same_last(
     text: str, styles: list[object], old: str, old_styles: list[object], most: int
 ) -> int:
     """How many cells at the end are unchanged, at most `most`."""
+    end = len(text)
+    return _longest(
+        most,
+        lambda n: text[end - n :] == old[end - n :] and styles[end - n :] == old_styles[end - n :],
+    )
+
+
+def _longest(most: int, holds: Callable[[int], bool]) -> int:
+    """The largest n <= `most` for which `holds(n)`, `holds` true up to some n and false after
+    (a binary search of slices: each compare runs in C)."""
     low, high = 0, most
     while low < high:
         middle = (low + high + 1) // 2
-        tail = len(text) - middle
-        if text[tail:] == old[tail:] and styles[tail:] == old_styles[tail:]:
+        if holds(middle):
             low = middle
         else:
             high = middle - 1

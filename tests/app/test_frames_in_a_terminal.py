@@ -4,6 +4,7 @@ what drawing it all afresh shows: no cell left stale."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import time
@@ -75,8 +76,6 @@ def test_a_streamed_reply_rewrites_nothing_unchanged_and_leaves_the_screen_drawn
 
 def strip(line: str) -> str:
     """A styled line's characters alone."""
-    import re
-
     return re.sub(r"\x1b\[[0-9;:]*m", "", line)
 
 
@@ -90,8 +89,7 @@ def test_ctrl_l_draws_again_what_another_program_wrote_over(tmp_path: Path) -> N
         terminal.wait_for("Enter sends")
         time.sleep(1.0)  # the start-up's own work is over
         before = settled_screen(terminal)
-        tty = terminal._tmux("display-message", "-p", "-t", "bench", "#{pane_tty}")
-        with Path(tty).open("w") as other_program:
+        with Path(terminal.tty()).open("w") as other_program:
             other_program.write("\x1b[3;40HSCRIBBLED BY ANOTHER PROGRAM")
         terminal.wait_for("SCRIBBLED BY ANOTHER PROGRAM")
         terminal.press("C-l")
