@@ -104,7 +104,7 @@ class ByokApp(App[None]):
         """`services` None: opened after the first frame (the key store may be a keyring,
         which is slow to load; see build_app). `backend`: what makes the provider client."""
         super().__init__()
-        every_touch_point_of_the_app()  # byok_tui/compat.py: points 7-11, 13-19, 21-23, 25-30
+        every_touch_point_of_the_app()  # byok_tui/compat.py: points 7-11, 13-19, 21-23, 25-31
         self._services = services
         if services is not None:
             environ = services.environ

@@ -284,6 +284,16 @@ plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upst
    the next frame writes every cell. Not reported upstream yet; once Textual writes only the
    cells a frame changes, remove this and keep tests/app/test_frames_in_a_terminal.py, which
    must pass unchanged.
+31. `widgets_styled_as_they_mount`: wraps `DOMNode.update_node_styles` (textual/dom.py), which
+   every change of a widget's classes calls to restyle it and all it holds at once. A class
+   set on a widget the app does not hold yet restyled it against the whole stylesheet for
+   nothing: it is styled whole as it mounts (`App._register`). Textual's own widgets set a
+   class in their constructor (`compact=True`, a Button's variant, a Select's parts): opening
+   Settings restyled 59 widgets before they were mounted, a Button twice (24-48 ms of the
+   key that opened it), and the chat screen 9-15 as it started. Now a widget not linked to
+   the app (`is_attached`) is not restyled; one in the app is, as before. Not reported
+   upstream yet; once Textual restyles only what it holds, remove this and keep the test in
+   tests/app/test_layout.py, which must pass unchanged.
 """
 
 from __future__ import annotations
@@ -1308,6 +1318,24 @@ def editing_keys_keep_their_order() -> None:
 
 
 @_guarded("textual")
+def widgets_styled_as_they_mount() -> None:
+    """A class set on a widget not yet in the app restyles nothing (point 31); once."""
+    from textual.dom import DOMNode
+
+    if getattr(DOMNode.update_node_styles, "waits_for_the_dom", False):
+        return
+    update_node_styles = DOMNode.update_node_styles
+
+    def _update_node_styles(self: DOMNode, animate: bool = True) -> None:
+        if self.is_attached:  # else it is styled whole as it mounts
+            update_node_styles(self, animate=animate)
+
+    _update_node_styles.waits_for_the_dom = True  # type: ignore[attr-defined]
+    _update_node_styles.replaced = update_node_styles  # type: ignore[attr-defined]  # canary
+    DOMNode.update_node_styles = _update_node_styles  # type: ignore[method-assign]
+
+
+@_guarded("textual")
 def frames_write_only_what_changed() -> None:
     """Each frame written to a terminal writes only the cells it changes (point 30); once."""
     from textual.app import App
@@ -1497,5 +1525,6 @@ def every_touch_point_of_the_app() -> None:
     layouts_place_only_their_part()
     widgets_going_away_keep_their_styles()
     new_stylesheets_parsed_alone()
+    widgets_styled_as_they_mount()
     frames_write_only_what_changed()
     editing_keys_keep_their_order()

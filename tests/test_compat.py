@@ -49,6 +49,7 @@ from byok_tui.compat import (
     virtual_size_set_by_layout,
     watchers_go_with_their_node,
     widgets_going_away_keep_their_styles,
+    widgets_styled_as_they_mount,
     with_network_backend,
 )
 from byok_tui.widgets.following_scroll import FollowingScroll
@@ -711,7 +712,9 @@ def test_26_a_widget_removed_loses_the_focus_and_its_focus_watcher_restyles_all_
         original_once(widgets_going_away_keep_their_styles, Widget, "watch_has_focus")
     )
     assert "self.update_node_styles()" in original
-    assert "self.app.update_styles(self" in inspect.getsource(DOMNode.update_node_styles)
+    update_node_styles = DOMNode.update_node_styles  # Textual's own, beneath point 31
+    update_node_styles = getattr(update_node_styles, "replaced", update_node_styles)
+    assert "self.app.update_styles(self" in inspect.getsource(update_node_styles)
     assert "node.walk_children(with_self=True)" in inspect.getsource(App.update_styles)
     prune = inspect.getsource(App._prune)
     assert "node._pruning = True" in prune
@@ -813,3 +816,28 @@ def test_29_a_field_s_bound_keys_run_only_once_the_key_has_bubbled_to_the_app() 
     stop, prevent = inspect.getsource(Message.stop), inspect.getsource(Message.prevent_default)
     assert "self._stop_propagation = stop" in stop
     assert "self._no_default_action = prevent" in prevent
+
+
+def test_31_a_class_set_on_a_widget_restyles_it_whether_or_not_the_app_holds_it() -> None:
+    """Textual's `DOMNode.update_node_styles` still restyles the node and all it holds at
+    once (`self.app.update_styles`), whether or not the node is in the app; `add_class`
+    still calls it; the app still styles each widget it registers whole
+    (`apply_stylesheet(widget, cache=cache)`), after linking it to its parent; Button,
+    OptionList and Input still set `compact` (a class) as they are made. If Textual restyles
+    only what the app holds, point 31 can go."""
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.widgets import Button, Input, OptionList
+
+    original = inspect.getsource(
+        original_once(widgets_styled_as_they_mount, DOMNode, "update_node_styles")
+    )
+    assert "self.app.update_styles(self, animate=animate)" in original
+    assert "is_attached" not in original
+    assert "self.update_node_styles()" in inspect.getsource(DOMNode.add_class)
+    register = inspect.getsource(App._register)
+    assert "self._register_child(parent, widget, before, after)" in register
+    assert "apply_stylesheet(widget, cache=cache)" in register
+    assert register.index("_register_child(") < register.index("apply_stylesheet(widget")
+    for made_compact in (Button, OptionList, Input):
+        assert "self.compact = compact" in inspect.getsource(made_compact.__init__)

@@ -45,6 +45,7 @@ FIXED_BY = {
     "27_screen_css_restyles_the_app.py": "new_stylesheets_parsed_alone",
     "28_layout_asks_for_another_layout.py": "layouts_ask_no_layout_for_the_sizes_they_set",
     "29_editing_key_overtaken.py": "editing_keys_keep_their_order",
+    "31_widget_restyled_before_it_mounts.py": "widgets_styled_as_they_mount",
 }
 
 

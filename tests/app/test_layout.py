@@ -24,6 +24,7 @@ from byok_tui.widgets.config_pane import ConfigPane
 from byok_tui.widgets.transcript import Transcript
 from tests.support.fake_backend import FakeProviders
 from tests.support.pilot import (
+    WIDTH_WITHOUT_CONFIG_PANE,
     app_answered_by,
     chat,
     make_app,
@@ -316,6 +317,46 @@ async def test_a_screen_opened_styles_each_of_its_widgets_once(
         await pilot.pause()
         row = app.screen.query_one(".provider-row")
         assert styled.get(id(row), 0) >= 1, "a theme changed restyles the rows"
+
+
+async def test_widgets_given_a_class_as_they_are_made_are_styled_once_as_they_mount(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's own widgets set a class as they are made (`compact=True`, a Button's
+    variant), and each change of class restyled the widget at once against the whole
+    stylesheet, though the app did not hold it yet (a Button twice before its mounting).
+    Through byok_tui/compat.py (point 31) each is styled once, as it mounts: the sidebar's
+    compact lists and buttons, and Settings' ~40 compact buttons, fields and checkboxes,
+    each in its compact style. A class changed on a widget the app holds restyles it."""
+    from textual.css.stylesheet import Stylesheet
+    from textual.dom import DOMNode
+    from textual.widgets import Button, Checkbox, OptionList
+
+    styled: dict[int, int] = {}
+    apply = Stylesheet.apply
+
+    def counted(self: Stylesheet, node: DOMNode, *args: object, **kwargs: object) -> None:
+        styled[id(node)] = styled.get(id(node), 0) + 1
+        apply(self, node, *args, **kwargs)  # type: ignore[arg-type]
+
+    def styled_more_than_once(kinds: tuple[type, ...]) -> list[str]:
+        made = [node for node in app.screen.walk_children() if isinstance(node, kinds)]
+        assert len(made) >= 6
+        return [f"{node!r}: {styled.get(id(node))}" for node in made if styled.get(id(node)) != 1]
+
+    monkeypatch.setattr(Stylesheet, "apply", counted)
+    app = make_app()
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
+        await settle(pilot)
+        assert styled_more_than_once((OptionList, Button)) == []
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SettingsScreen"
+        assert styled_more_than_once((Button, Input, Checkbox)) == []
+        compact = app.screen.query(Button).filter(".-textual-compact").first()
+        assert compact.outer_size.height == 1, "in its compact style"
+        compact.add_class("shown")
+        assert styled[id(compact)] == 2, "a widget the app holds is restyled"
 
 
 def styled_from_now(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
