@@ -8,8 +8,9 @@ applies only on the exact version it was checked against (`CHECKED_AGAINST`): on
 skipped, the app runs on the library's own code, and `--log` says which points were skipped.
 Not guarded, on purpose: point 4 (the crash report: skipping it would print local variables,
 a key among them) and the read-only ones (5, 12), whose libraries are pinned.
-docs/upstream/README.md holds, for each point, the problem, a minimal reproduction against
-plain Textual (run by tests/test_upstream_repros.py) and the fix to propose upstream.
+docs/upstream/README.md holds, for each point, the problem and the fix to propose upstream,
+and for 20 of them (7-9, 11, 13-18, 21-29, 31) a minimal reproduction against plain Textual
+(run by tests/test_upstream_repros.py).
 
 1. `virtual_size_set_by_layout`: redeclares a widget's `virtual_size` reactive so that a change
    asks for no second layout. Textual lays a widget out again whenever its virtual size
