@@ -87,7 +87,7 @@ def test_ctrl_l_draws_again_what_another_program_wrote_over(tmp_path: Path) -> N
     terminal = TmuxTerminal([sys.executable, "-m", "byok_tui"], env, SIZE, tmp_path / "t")
     try:
         terminal.wait_for("Enter sends")
-        time.sleep(1.0)  # the start-up's own work is over
+        terminal.wait_for("Steps:")  # the conversation's last reply, drawn once it is read
         before = settled_screen(terminal)
         with Path(terminal.tty()).open("w") as other_program:
             other_program.write("\x1b[3;40HSCRIBBLED BY ANOTHER PROGRAM")

@@ -348,7 +348,7 @@ def a_story_and_a_draft(server: ProviderServer, db: Path, draft: bytes) -> InTer
     composer once the second part is stored."""
     terminal = asked_in_a_terminal(server, db, SLOW_STREAM, b"Tell me a long story", "Second part.")
     terminal.type(draft)
-    if not terminal.read_until(draft):
+    if not terminal.drawn_whole(draft):
         the_terminal_goes(terminal, hang_up=True)
         pytest.fail("the keys typed were never drawn")
     return terminal
@@ -468,5 +468,5 @@ def test_a_character_split_across_two_reads_is_typed_not_taken_for_the_end_of_in
         time.sleep(0.5)  # read on its own
         assert not terminal.has_ended(), "half a character was taken for the end of input"
         terminal.type(character[1:] + b"-whole")
-        assert terminal.read_until("é-whole".encode()), "the character did not land whole"
+        assert terminal.drawn_whole("é-whole".encode()), "the character did not land whole"
         assert not terminal.has_ended()

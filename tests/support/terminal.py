@@ -65,6 +65,13 @@ class InTerminal:
                     return False
         return marker in self.seen
 
+    def drawn_whole(self, marker: bytes, timeout: float = 30) -> bool:
+        """Whether `marker`, typed or received over several frames, is on screen: a frame
+        writes only the cells it changes, so such text may reach the terminal in pieces; a
+        redraw (ctrl+l), handled after what came before it, writes it whole."""
+        self.type(b"\x0c")
+        return self.read_until(marker, timeout)
+
     def drain(self) -> None:
         """Read what it has drawn meanwhile: a terminal nobody reads fills up, and the app's
         writes to it then wait (it could not even quit)."""
