@@ -12,7 +12,8 @@ from textual.pilot import Pilot
 from textual.widget import AwaitMount, Widget
 
 from byok_tui.core.records import Message, TranscriptPage
-from byok_tui.widgets.markdown_text import BURST_CHARS, BURST_QUIET, MarkdownText
+from byok_tui.widgets import markdown_text
+from byok_tui.widgets.markdown_text import BURST_CHARS, MarkdownText
 from byok_tui.widgets.message_views import ReplyView, UserMessage
 from byok_tui.widgets.transcript import Transcript
 from tests.support.pilot import wait_for, wheel
@@ -102,10 +103,15 @@ async def test_a_short_conversation_starts_at_the_top() -> None:
         assert transcript.query_one(ReplyView).region.y < 8, "not pushed to the bottom"
 
 
-async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read() -> None:
+async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Markup makes each source line longer than it is drawn: estimates for the parts a burst
     # skipped are off, and they change height when they are rendered.
     paragraph = "**ab** " * 12 + "\n\n"
+    # The skipped parts wait a second, not a quarter: on a loaded host they were rendered
+    # before the reader's scroll was drawn (the test then waited for a place never reached).
+    monkeypatch.setattr(markdown_text, "BURST_QUIET", 1.0)
     app = OneTranscript()
     async with app.run_test(size=(60, 16)) as pilot:
         transcript = app.query_one(Transcript)
@@ -115,15 +121,24 @@ async def test_text_rendered_late_above_the_reader_does_not_move_what_they_read(
             reply.append_text(paragraph * (BURST_CHARS // len(paragraph) + 1))
         await pilot.pause()
         body = reply.query_one(MarkdownText)
+        reading = reply.query_one(".meta")
+        # Followed to its end: the meta line on the transcript's last line.
+        await wait_for(
+            pilot,
+            lambda: (
+                transcript.scroll_y == transcript.max_scroll_y
+                and reading.region.bottom == transcript.content_region.bottom
+            ),
+        )
         assert any(part.deferred for part in body.frozen), "the burst left parts to render later"
         # The reader is a few lines above the end of the reply: its last lines, and the meta
         # line under it, must stay where they are on screen.
-        reading = reply.query_one(".meta")
         at_the_end = reading.region.y
         transcript.scroll_relative(y=-4, animate=False)
         await wait_for(pilot, lambda: reading.region.y == at_the_end + 4)  # the scroll drawn
         where = reading.region.y
-        await pilot.pause(BURST_QUIET)  # the skipped parts are rendered after a quiet spell
+        assert any(part.deferred for part in body.frozen), "rendered before the reader scrolled"
+        await pilot.pause(markdown_text.BURST_QUIET)  # skipped parts rendered after a quiet spell
         await wait_for(pilot, lambda: not any(part.deferred for part in body.frozen))
         await pilot.pause()
         assert reading.region.y == where, "what the reader was reading moved"
