@@ -80,6 +80,13 @@ class BudgetsRead(Message):
     failed: bool = False
 
 
+def _gone(line: Static) -> bool:
+    """Whether `line` left the screen (Settings closed, or its provider removed) while what
+    it is to show was being asked: the answer is then dropped, not shown on a row that is no
+    longer there."""
+    return not line.is_attached
+
+
 class SettingsScreen(Screen[None]):
     CSS_PATH = "settings.tcss"
     BINDINGS = textual_bindings(SETTINGS_KEYS)
@@ -320,27 +327,31 @@ class SettingsScreen(Screen[None]):
         provider = get_provider(provider_id)
         row = self._row(provider_id)
         result = row.query_one(".test-result", Static)
+        # Found now: once the answer comes, the row may be going (Settings closed meanwhile).
+        status = None if provider.needs_key else row.query_one(".local-status", Static)
         result.update(Text("Testing…"))
         result.add_class("shown")
         try:
             purpose = "key test" if provider.needs_key else "probe"
             models = await self.data.list_models(provider, purpose)  # with the key just typed
         except ByokError as error:
+            if _gone(result):
+                return
             result.update(Text(f"✗ {error.one_line()}"))
             result.set_class(True, "failed")
-            if not provider.needs_key:
-                address = self.data.base_url(provider)
-                row.query_one(".local-status", Static).update(Text(f"○ not running at {address}"))
+            if status is not None:
+                status.update(Text(f"○ not running at {self.data.base_url(provider)}"))
+            return
+        if _gone(result):
             return
         result.set_class(False, "failed")
-        if provider.needs_key:
+        if status is None:  # a key test
             count = f"{len(models)} model{'' if len(models) == 1 else 's'}"
             result.update(Text(f"✓ The key works: {count} available, now in the model list."))
             if provider.balance_path:
                 self._check_balance(provider_id)  # part of the test: what is left on it
             return
-        address = self.data.base_url(provider)
-        row.query_one(".local-status", Static).update(Text(f"● running at {address}"))
+        status.update(Text(f"● running at {self.data.base_url(provider)}"))
         names = ", ".join(m.id for m in models[:8]) or "none pulled yet"
         result.update(Text(f"Models detected: {names}"))
 
@@ -357,8 +368,12 @@ class SettingsScreen(Screen[None]):
         try:
             balance = await self.data.balance(provider)
         except ByokError as error:
+            if _gone(shown):
+                return
             shown.update(Text(f"✗ Balance: {error.one_line()}"))
             shown.add_class("failed")
+            return
+        if _gone(shown):
             return
         shown.remove_class("failed")
         when = time.strftime("%H:%M:%S", time.localtime(balance.checked))

@@ -21,6 +21,7 @@ from tests.support.pilot import (
     make_app,
     replies,
     send,
+    settings_opened,
     settle,
     state,
     type_into,
@@ -55,9 +56,7 @@ async def test_a_provider_added_in_settings_is_written_shown_and_removable(
 ) -> None:
     app = make_app()
     async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await settings_opened(pilot)
         form = app.screen.query_one(ProviderForm)
         await submit(pilot, form, id="lan", url="http://192.168.1.5/v1")
         await wait_for(pilot, lambda: "Not added" in problem(form))
@@ -158,12 +157,40 @@ async def test_a_key_typed_in_its_settings_row_is_saved_under_its_own_entry(
     )
     app = make_app()
     async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await settings_opened(pilot)
         field = app.screen.query_one("#row-gateway KeyField", KeyField)
         await type_into(pilot, field, OWN_KEY)
         await pilot.press("escape")
         await settle(pilot)
     assert open_key_store(app_paths()).get(entry_name("gateway")) == OWN_KEY
     assert server.requests == []  # saving never asks the server
+
+
+async def test_a_provider_removed_while_it_is_being_checked_is_no_error_when_it_answers(
+    server: ProviderServer,
+) -> None:
+    """Check on a server of your own, then Remove provider before it answers: its row is
+    gone when the answer comes, and that answer is dropped (the worker that asked looked
+    for the row's status line, and its failure ended the app)."""
+    from tests.support.provider_server import Reply
+
+    add_definition(
+        app_paths().config_file,
+        CustomDefinition("lmstudio", f"{server.base_url}/v1", "LM Studio", key="none"),
+    )
+    models = b'{"object": "list", "data": [{"id": "qwen-7b", "object": "model"}]}'
+    server.reply_with(Reply(headers={"content-type": "application/json"}, steps=[1.0, models]))
+    app = make_app()
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 60)) as pilot:
+        await settings_opened(pilot)
+        row = app.screen.query_one("#row-lmstudio", ProviderSettings)
+        row.query_one(".test-key", Button).press()
+        await wait_for(pilot, lambda: len(server.requests) == 1)  # asked, not yet answered
+        row.query_one(".remove-provider", Button).press()
+        await pilot.pause()
+        app.screen.query_one("#yes").focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.screen.query("#row-lmstudio"))
+        await pilot.pause(1.5)  # the answer comes
+        assert app.is_running and app._exception is None
+        assert type(app.screen).__name__ == "SettingsScreen"

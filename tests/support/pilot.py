@@ -53,6 +53,13 @@ async def settle(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+async def settings_opened(pilot: Pilot[None]) -> None:
+    """The chat screen settled, then Settings opened from it (ctrl+s) and settled."""
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
 async def workers_done(app: App[None]) -> None:
     """Wait until no worker is running. A cancelled worker counts as done: an exclusive worker
     is cancelled when a newer one of its group starts (waiting on it would raise)."""
