@@ -26,6 +26,7 @@ from tests.support.pilot import (
     state,
     type_into,
     wait_for,
+    workers_done,
 )
 from tests.support.provider_server import ProviderServer, openai_reply
 
@@ -191,6 +192,6 @@ async def test_a_provider_removed_while_it_is_being_checked_is_no_error_when_it_
         app.screen.query_one("#yes").focus()
         await pilot.press("enter")
         await wait_for(pilot, lambda: not app.screen.query("#row-lmstudio"))
-        await pilot.pause(1.5)  # the answer comes
+        await workers_done(app)  # the answer came, and Check's worker is over
         assert app.is_running and app._exception is None
         assert type(app.screen).__name__ == "SettingsScreen"
