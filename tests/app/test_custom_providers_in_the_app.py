@@ -28,7 +28,7 @@ from tests.support.pilot import (
     wait_for,
     workers_done,
 )
-from tests.support.provider_server import ProviderServer, openai_reply
+from tests.support.provider_server import ProviderServer, Reply, openai_reply
 
 OWN_KEY = "gateway-" + "G" * 40
 OPENAI_KEY = "sk-proj-" + "O" * 50
@@ -173,8 +173,6 @@ async def test_a_provider_removed_while_it_is_being_checked_is_no_error_when_it_
     """Check on a server of your own, then Remove provider before it answers: its row is
     gone when the answer comes, and that answer is dropped (the worker that asked looked
     for the row's status line, and its failure ended the app)."""
-    from tests.support.provider_server import Reply
-
     add_definition(
         app_paths().config_file,
         CustomDefinition("lmstudio", f"{server.base_url}/v1", "LM Studio", key="none"),

@@ -282,17 +282,7 @@ async def test_a_screen_opened_styles_each_of_its_widgets_once(
     the screen is first shown (~400 restyles, a third of the key that opened Settings). The
     scroll area still has the focus, the rows still take their styles, and a theme changed
     later still restyles them."""
-    from textual.css.stylesheet import Stylesheet
-    from textual.dom import DOMNode
-
-    styled: dict[DOMNode, int] = {}  # by the node itself: a freed node's id is used again
-    apply = Stylesheet.apply
-
-    def counted(self: Stylesheet, node: DOMNode, *args: object, **kwargs: object) -> None:
-        styled[node] = styled.get(node, 0) + 1
-        apply(self, node, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Stylesheet, "apply", counted)
+    styled = styled_from_now(monkeypatch)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -304,7 +294,7 @@ async def test_a_screen_opened_styles_each_of_its_widgets_once(
             assert type(screen).__name__ == "SettingsScreen"
             rows = list(screen.query(".provider-row"))
             assert len(rows) >= 9
-            assert [styled.get(row) for row in rows] == [1] * len(rows)
+            assert [styled.count(row) for row in rows] == [1] * len(rows)
             assert app.focused is screen.query_one("#settings")
             border = rows[0].styles.border_left
             assert border[0] == "tall", "the rows keep the screen's own stylesheet"
@@ -316,7 +306,7 @@ async def test_a_screen_opened_styles_each_of_its_widgets_once(
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
         row = app.screen.query_one(".provider-row")
-        assert styled.get(row, 0) >= 1, "a theme changed restyles the rows"
+        assert styled.count(row) >= 1, "a theme changed restyles the rows"
 
 
 async def test_widgets_given_a_class_as_they_are_made_are_styled_once_as_they_mount(
@@ -328,25 +318,15 @@ async def test_widgets_given_a_class_as_they_are_made_are_styled_once_as_they_mo
     Through byok_tui/compat.py (point 31) each is styled once, as it mounts: the sidebar's
     compact lists and buttons, and Settings' ~40 compact buttons, fields and checkboxes,
     each in its compact style. A class changed on a widget the app holds restyles it."""
-    from textual.css.stylesheet import Stylesheet
-    from textual.dom import DOMNode
     from textual.widgets import Button, Checkbox, OptionList
 
-    # By the node itself, kept: keyed by id(), a node made where a freed one had been took
-    # on its count (a Button "styled twice" in one CI run, once in many local ones).
-    styled: dict[DOMNode, int] = {}
-    apply = Stylesheet.apply
-
-    def counted(self: Stylesheet, node: DOMNode, *args: object, **kwargs: object) -> None:
-        styled[node] = styled.get(node, 0) + 1
-        apply(self, node, *args, **kwargs)  # type: ignore[arg-type]
+    styled = styled_from_now(monkeypatch)
 
     def styled_more_than_once(kinds: tuple[type, ...]) -> list[str]:
         made = [node for node in app.screen.walk_children() if isinstance(node, kinds)]
         assert len(made) >= 6
-        return [f"{node!r}: {styled.get(node)}" for node in made if styled.get(node) != 1]
+        return [f"{node!r}: {styled.count(node)}" for node in made if styled.count(node) != 1]
 
-    monkeypatch.setattr(Stylesheet, "apply", counted)
     app = make_app()
     async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
         await settle(pilot)
@@ -358,11 +338,13 @@ async def test_widgets_given_a_class_as_they_are_made_are_styled_once_as_they_mo
         compact = app.screen.query(Button).filter(".-textual-compact").first()
         assert compact.outer_size.height == 1, "in its compact style"
         compact.add_class("shown")
-        assert styled[compact] == 2, "a widget the app holds is restyled"
+        assert styled.count(compact) == 2, "a widget the app holds is restyled"
 
 
 def styled_from_now(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every node Textual styles from now on, in order (each `Stylesheet.apply`)."""
+    """Every node Textual styles from now on, in order (each `Stylesheet.apply`). The nodes
+    themselves, kept: counted by `id()`, a node made where a freed one had been took on its
+    count (a Settings button "styled twice" in one CI run)."""
     from textual.css.stylesheet import Stylesheet
 
     styled: list[Any] = []
