@@ -33,8 +33,11 @@ ModelChoices = list[tuple[Text, str]]
 
 class ConfigPane(VerticalScroll):
     WIDTH = 42  # cells, its border included
+    # Its scrollbar always shown: it holds ~72 lines, more than most terminals are high, and
+    # a scrollbar that came with the first layout laid every field out again, narrower.
     DEFAULT_CSS = (
-        f"ConfigPane {{ width: {WIDTH}; border-left: vkey $foreground 20%; padding: 0 1; }}"
+        f"ConfigPane {{ width: {WIDTH}; border-left: vkey $foreground 20%; padding: 0 1; "
+        "overflow-y: scroll; }"
         + """
     ConfigPane Label { width: 100%; }  /* wraps in a narrow pane, never cut */
     ConfigPane > Label { margin-top: 1; color: $text-muted; }

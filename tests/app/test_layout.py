@@ -480,6 +480,36 @@ async def test_a_pane_shown_is_laid_out_once_not_again_for_the_sizes_its_layout_
         assert not moved, f"a layout after it moved {len(moved)} widgets: {moved[:3]}"
 
 
+async def test_the_config_pane_s_first_layout_already_has_its_scrollbar(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The config pane holds more than a screenful (~72 lines): its scrollbar belongs in its
+    first layout. Textual shows a scrollbar once a layout has found the content too tall,
+    and lays the pane out again at the width left (~25 ms of the start at 120 columns and
+    more, every label and field placed again); now the first layout places the pane as it
+    stays."""
+    from textual.screen import Screen
+
+    widths: list[int] = []  # of the pane's first field, at each layout with the pane shown
+    refresh_layout = Screen._refresh_layout
+
+    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
+        refresh_layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        pane = next(iter(self.query(ConfigPane)), None)
+        if pane is not None and pane.display:
+            widths.append(pane.query_one("#bot-name").region.width)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(widths), 10)
+        await pilot.pause(0.3)
+        pane = chat(app).query_one(ConfigPane)
+        assert pane.show_vertical_scrollbar
+    assert len(set(widths)) == 1, f"the pane's fields were placed at widths {widths}"
+
+
 async def test_a_key_typed_redraws_the_composer_not_the_whole_screen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
