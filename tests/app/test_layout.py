@@ -31,6 +31,7 @@ from tests.support.pilot import (
     replies,
     replying,
     send,
+    settings_opened,
     settle,
     wait_for,
 )
@@ -272,6 +273,43 @@ async def test_a_screen_opened_is_not_laid_out_again_at_the_size_it_was_laid_out
         assert again == []
         await pilot.resize_terminal(120, 36)
         await wait_for(pilot, lambda: app.screen.size == Size(120, 36))  # a new size is laid out
+
+
+async def test_settings_lays_its_rows_out_once_all_there_filled_in_and_at_one_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Opening Settings: its ~200 widgets are laid out when they are all mounted and hold
+    what was read (the keys stored), at the width they keep. They were mounted empty and
+    filled once the keys were read, and a layout placed them at each step: part mounted,
+    unfilled, then again 2 cells narrower once the scrollbar came (~100-200 ms more before
+    Settings was drawn filled in, on two shared cores)."""
+    from textual.screen import Screen
+
+    from byok_tui.widgets.key_field import KeyField
+    from byok_tui.widgets.provider_settings import ProviderSettings
+    from tests.support.keys import FAKE_KEYS
+
+    open_key_store(app_paths()).set(entry_name("openai"), FAKE_KEYS["openai"])
+    placed: list[tuple[int, bool, int]] = []  # each layout with rows: rows, filled, width
+    refresh_layout = Screen._refresh_layout
+
+    def counted(self: Screen[object], *args: object, **kwargs: object) -> None:
+        refresh_layout(self, *args, **kwargs)  # type: ignore[arg-type]
+        if type(self).__name__ != "SettingsScreen" or not self.query(ProviderSettings):
+            return
+        field = self.query_one("#row-openai").query_one(KeyField)
+        placed.append((len(self.query(ProviderSettings)), bool(field.value), field.size.width))
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settings_opened(pilot)
+        await pilot.pause(0.3)
+    assert placed, "Settings showed no rows"
+    rows = max(count for count, _, _ in placed)
+    assert all(count == rows for count, _, _ in placed), f"rows part mounted: {placed}"
+    assert all(filled for _, filled, _ in placed), f"rows laid out unfilled: {placed}"
+    assert len({width for _, _, width in placed}) == 1, f"rows placed at widths: {placed}"
 
 
 async def test_a_screen_opened_styles_each_of_its_widgets_once(

@@ -4,6 +4,7 @@ is named in words that fit on one line."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Label, Static
 
 from byok_tui.core.paths import app_paths
@@ -87,3 +88,26 @@ async def test_the_add_provider_fields_are_bordered_like_every_other_field() -> 
         assert len(fields) == 4
         for field in fields:
             assert field.styles.border_top[0] not in ("", "none"), field.id
+
+
+async def test_settings_whose_keys_cannot_be_read_still_shows_its_rows_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rows are mounted once the keys are read: a read that fails (a key store that
+    cannot be opened) still shows them, empty, and says what went wrong."""
+    from byok_tui.app_services.key_data import KeyData
+    from byok_tui.core.errors import ByokError
+
+    def unreadable(self: KeyData, providers: object) -> dict[str, str]:
+        raise ByokError("The key store could not be read", remedy="Check its file.")
+
+    monkeypatch.setattr(KeyData, "stored_keys", unreadable)
+    app = make_app()
+    async with app.run_test(size=(WIDTH_WITHOUT_CONFIG_PANE, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await wait_for(pilot, lambda: bool(app.screen.query(ProviderSettings)))
+        said = [str(n.message) for n in app._notifications]
+        assert any("The key store could not be read" in s for s in said), said
+        assert app.screen.query_one("#row-openai").query_one(KeyField).value == ""
