@@ -17,6 +17,7 @@ from byok_tui.widgets.provider_form import ProviderForm
 from byok_tui.widgets.provider_settings import ProviderSettings
 from tests.support.pilot import (
     WIDTH_WITHOUT_CONFIG_PANE,
+    answer_yes,
     choose,
     make_app,
     replies,
@@ -96,9 +97,7 @@ async def test_a_provider_added_in_settings_is_written_shown_and_removable(
         await settle(pilot)
         row = app.screen.query_one("#row-lmstudio", ProviderSettings)
         row.query_one(".remove-provider", Button).press()
-        await pilot.pause()
-        app.screen.query_one("#yes").focus()
-        await pilot.press("enter")
+        await answer_yes(pilot)
         await wait_for(pilot, lambda: not app.screen.query("#row-lmstudio"))
         assert definitions(load_config(app_paths().config_file)) == ()
 
@@ -186,9 +185,7 @@ async def test_a_provider_removed_while_it_is_being_checked_is_no_error_when_it_
         row.query_one(".test-key", Button).press()
         await wait_for(pilot, lambda: len(server.requests) == 1)  # asked, not yet answered
         row.query_one(".remove-provider", Button).press()
-        await pilot.pause()
-        app.screen.query_one("#yes").focus()
-        await pilot.press("enter")
+        await answer_yes(pilot)
         await wait_for(pilot, lambda: not app.screen.query("#row-lmstudio"))
         await workers_done(app)  # the answer came, and Check's worker is over
         assert app.is_running and app._exception is None

@@ -53,6 +53,25 @@ async def settle(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+async def answer_yes(pilot: Pilot[None]) -> None:
+    """Answer Yes, with the keyboard, in the confirmation dialog that is opening. The dialog
+    puts the focus on its safe answer (No) as it mounts: Yes is focused once it has, and
+    Enter pressed then. Focused before that, Yes lost the focus to No and Enter cancelled."""
+    from byok_tui.screens.dialogs import ConfirmDialog
+
+    app = pilot.app
+
+    def focused(button_id: str) -> bool:
+        return isinstance(app.screen, ConfirmDialog) and getattr(app.focused, "id", None) == (
+            button_id
+        )
+
+    await wait_for(pilot, lambda: focused("no"))
+    app.screen.query_one("#yes").focus()
+    await wait_for(pilot, lambda: focused("yes"))
+    await pilot.press("enter")
+
+
 async def settings_opened(pilot: Pilot[None]) -> None:
     """The chat screen settled, then Settings opened from it (ctrl+s) and settled."""
     await settle(pilot)
