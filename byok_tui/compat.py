@@ -40,6 +40,8 @@ and for 20 of them (7-9, 11, 13-18, 21-29, 31) a minimal reproduction against pl
    every key re-mounted and styled. Changes that arrive before the next refresh now make one,
    and none if the keys it would show are those it shows (focus moved between widgets with
    the same keys: three of a start's five recomposes, each with a layout of the screen).
+   Each change still asks for its own (the first to run does the work): one asked while a
+   dialog is current runs at that dialog's refresh, and is lost if the dialog closes first.
 7. `screens_take_the_terminal_size_only`: wraps `Screen._on_resize` so that a screen passes
    over a Resize whose size is no longer the terminal's. Textual lays a screen out at the size
    of each Resize in its queue and posts it a Resize of its own when that changed its size;
@@ -435,18 +437,18 @@ def recompose_footer_once(footer: Footer, screen: Screen[Any]) -> None:
     footer._bindings_ready = True
     if not screen.app.app_focus or not footer.is_attached or screen is not footer.screen:
         return
-    if getattr(footer, "_recompose_due", False):
-        return  # one is on its way: it composes the bindings as they are then
 
+    # Each change asks for one; the first to run recomposes for all, and the others find
+    # the keys already shown. Not "none while one is on its way": a recompose waits for a
+    # refresh of the screen current when it was asked, and a dialog closed before its
+    # refresh drops it, after which the footer never changed again.
     async def recompose() -> None:
-        footer._recompose_due = False  # type: ignore[attr-defined]
         shown = _footer_keys_shown(footer)
         if shown == getattr(footer, "_keys_composed", None):
             return  # the keys it shows (focus moved between widgets with the same keys)
         footer._keys_composed = shown  # type: ignore[attr-defined]
         await footer.recompose()
 
-    footer._recompose_due = True  # type: ignore[attr-defined]
     footer.call_after_refresh(recompose)
 
 

@@ -173,6 +173,36 @@ async def test_6_changes_of_bindings_before_a_refresh_recompose_the_footer_once(
         assert "Ring" in drawn and "Again" in drawn
 
 
+async def test_6_a_footer_whose_recompose_was_lost_with_a_closed_dialog_still_follows() -> None:
+    """A footer's recompose waits for a refresh of the screen that is current when it is
+    asked (`call_after_refresh`): a dialog over the footer's screen, closed before its next
+    refresh, takes that recompose with it. The changes after it must still reach the footer,
+    as they do with Textual's own. Ours waited for the lost one for ever: the chat's footer
+    kept the keys it had before a tool's approval dialog, whatever held the focus after."""
+    from textual.screen import ModalScreen
+
+    class ClosedBeforeItsRefresh(ModalScreen[None]):
+        def _invoke_later(self, callback: object, sender: object) -> None:
+            pass  # what was left to its next refresh never runs
+
+    app = WithFooter()
+    async with app.run_test(size=(60, 5)) as pilot:
+        await wait_for(pilot, lambda: bool(app.query("FooterKey")))  # the start's recompose
+        under = app.screen
+        await app.push_screen(ClosedBeforeItsRefresh())
+        await pilot.pause()
+        app.bind("ctrl+y", "app.quit", description="Again")
+        under.refresh_bindings()  # asked while the dialog is current: lost with it
+        await pilot.pause()
+        await app.pop_screen()
+        await wait_for(pilot, lambda: app.screen is under)
+        app.bind("ctrl+e", "app.screenshot", description="Later")
+        under.refresh_bindings()
+        drawn = lambda: " ".join(str(key.render()) for key in under.query("FooterKey"))  # noqa: E731
+        await wait_for(pilot, lambda: "Later" in drawn(), timeout=3)
+        assert "Again" in drawn()
+
+
 def test_7_a_screen_is_still_resized_by_its_own_on_resize_handler() -> None:
     """Textual still lays a screen out in `Screen._on_resize(self, event)` (through
     `_screen_resized`); ours passes over an old size first, and wraps it once."""
