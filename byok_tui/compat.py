@@ -438,10 +438,8 @@ def recompose_footer_once(footer: Footer, screen: Screen[Any]) -> None:
     if not screen.app.app_focus or not footer.is_attached or screen is not footer.screen:
         return
 
-    # Each change asks for one; the first to run recomposes for all, and the others find
-    # the keys already shown. Not "none while one is on its way": a recompose waits for a
-    # refresh of the screen current when it was asked, and a dialog closed before its
-    # refresh drops it, after which the footer never changed again.
+    # Each change asks for its own (the first to run recomposes for all): one that waits on
+    # a dialog's refresh is lost if the dialog closes first, and must not hold back the rest.
     async def recompose() -> None:
         shown = _footer_keys_shown(footer)
         if shown == getattr(footer, "_keys_composed", None):
